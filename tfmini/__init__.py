@@ -1,0 +1,68 @@
+"""tfmini: a TensorFlow-1-style graph engine on NumPy.
+
+Write ``import tfmini as tm`` (or, to port a TF1 script, ``import tfmini as tf``)
+and build graphs as with ``tf.compat.v1``; run them in a :class:`Session`.
+This is the only module that imports every layer.
+"""
+
+from __future__ import annotations
+
+from tfmini import errors
+from tfmini.core.convert import convert_to_tensor, register_tensor_conversion_function
+from tfmini.core.devices import DeviceSpec
+from tfmini.core.dtypes import (
+    DType,
+    as_dtype,
+    bool_,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    resource,
+    string,
+    uint8,
+    variant,
+)
+from tfmini.core.graph import Graph, Operation, Output, Tensor
+from tfmini.core.registry import (
+    NotDifferentiable,
+    RegisterGradient,
+    no_gradient,
+    register_kernel,
+    register_op,
+)
+from tfmini.core.scope import (
+    Scope,
+    control_dependencies,
+    device,
+    get_default_graph,
+    get_name_scope,
+    name_scope,
+    reset_default_graph,
+)
+from tfmini.core.shapes import TensorShape
+from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
+from tfmini.runtime.session import InteractiveSession, Session, get_default_session
+
+from tfmini import ops, raw_ops  # noqa: E402  (ops register themselves on import)
+from tfmini.ops.array import (  # noqa: E402
+    constant,
+    identity,
+    identity_n,
+    no_op,
+    placeholder,
+    placeholder_with_default,
+    stop_gradient,
+)
+from tfmini.ops.math import add  # noqa: E402
+
+bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
+
+__version__ = "0.1.0"
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,303 @@
+"""The op registry: one OpDef per op type, found by its type string.
+
+Built-in ops register through the same public calls a user uses for a custom
+op (:func:`register_op`, :func:`register_kernel`, :func:`RegisterGradient`,
+:func:`no_gradient`), so custom ops are first class by construction.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from attrs import evolve
+
+from tfmini import errors
+from tfmini.core.opdef import (
+    ArgDef,
+    AttrDef,
+    Kernel,
+    OpDef,
+    attr_from_python,
+    parse_arg,
+    parse_attr,
+)
+from tfmini.core.source import user_location
+
+_ops: dict[str, OpDef] = {}
+_lock = threading.RLock()
+_listeners: list[Callable[[OpDef], None]] = []
+
+
+def _close_matches(name: str) -> str:
+    matches = difflib.get_close_matches(name, list(_ops), n=3, cutoff=0.6)
+    return f" Did you mean: {', '.join(repr(m) for m in matches)}?" if matches else ""
+
+
+def get(op_type: str) -> OpDef:
+    """The OpDef registered under ``op_type``.
+
+    Raises:
+        NotFoundError: no such op type (the message lists close matches).
+    """
+    try:
+        return _ops[op_type]
+    except KeyError:
+        raise errors.NotFoundError(
+            None, None, f"Op type not registered '{op_type}'.{_close_matches(str(op_type))}"
+        ) from None
+    except TypeError:
+        raise TypeError(f"Op type must be a string, got {op_type!r}") from None
+
+
+def lookup(op_type: str) -> OpDef | None:
+    return _ops.get(op_type)
+
+
+def registered_ops() -> Mapping[str, OpDef]:
+    """A snapshot of all registered OpDefs by type."""
+    with _lock:
+        return dict(_ops)
+
+
+def _replace(op_def: OpDef) -> None:
+    with _lock:
+        _ops[op_def.name] = op_def
+
+
+def add_op_def(op_def: OpDef) -> OpDef:
+    """Registers a fully built OpDef.
+
+    Raises:
+        AlreadyExistsError: the type is taken (the message says where it was registered).
+    """
+    with _lock:
+        prior = _ops.get(op_def.name)
+        if prior is not None:
+            raise errors.AlreadyExistsError(
+                None,
+                None,
+                f"Op type '{op_def.name}' is already registered (first registered at "
+                f"{prior.defined_at}); pick another name or unregister it first.",
+            )
+        _ops[op_def.name] = op_def
+    for listener in list(_listeners):
+        listener(op_def)
+    return op_def
+
+
+def unregister(op_type: str) -> None:
+    """Removes an op type (for tests and interactive sessions that redefine an op)."""
+    with _lock:
+        get(op_type)
+        del _ops[op_type]
+
+
+def on_register(listener: Callable[[OpDef], None]) -> None:
+    """Calls ``listener(op_def)`` for every op registered from now on."""
+    _listeners.append(listener)
+
+
+def make_op_def(
+    op_type: str,
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+    attrs: Sequence[str] | Mapping[str, Any] = (),
+    *,
+    shape_fn: Callable | None = None,
+    stateful: bool = False,
+    blocking: bool = False,
+    value_fn: Callable | None = None,
+    only_devices: Iterable[str] | None = None,
+    doc: str = "",
+    defined_at=None,
+) -> OpDef:
+    """Builds an OpDef from TensorFlow-style specs (see :mod:`tfmini.core.opdef`)."""
+    if not isinstance(op_type, str) or not op_type or not op_type[0].isalpha() and op_type[0] != "_":
+        raise ValueError(f"Op type {op_type!r} must be a non-empty CamelCase name")
+    if isinstance(attrs, Mapping):
+        attr_defs = [attr_from_python(k, v) for k, v in attrs.items()]
+    else:
+        attr_defs = [parse_attr(s) if isinstance(s, str) else s for s in attrs]
+    seen = set()
+    for a in attr_defs:
+        if a.name in seen:
+            raise ValueError(f"Op '{op_type}': attr '{a.name}' declared twice")
+        seen.add(a.name)
+    type_attrs = {a.name for a in attr_defs if a.type == "type"}
+    list_type_attrs = {a.name for a in attr_defs if a.type == "list(type)"}
+    in_args = [parse_arg(s, type_attrs, list_type_attrs) if isinstance(s, str) else s for s in inputs]
+    out_args = [
+        parse_arg(s, type_attrs, list_type_attrs) if isinstance(s, str) else s for s in outputs
+    ]
+    names = [a.name for a in in_args]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Op '{op_type}': duplicate input names {names}")
+    for arg in in_args + out_args:
+        if arg.number_attr and arg.number_attr not in seen:
+            attr_defs.append(parse_attr(f"{arg.number_attr}: int >= 0"))
+            seen.add(arg.number_attr)
+    return OpDef(
+        name=op_type,
+        inputs=tuple(in_args),
+        outputs=tuple(out_args),
+        attrs=tuple(attr_defs),
+        shape_fn=shape_fn,
+        is_stateful=stateful,
+        is_blocking=blocking,
+        value_fn=value_fn,
+        only_devices=tuple(only_devices) if only_devices is not None else None,
+        defined_at=defined_at or user_location(2),
+        doc=doc,
+    )
+
+
+def register_op(
+    op_type: str,
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+    attrs: Sequence[str] | Mapping[str, Any] = (),
+    *,
+    shape_fn: Callable | None = None,
+    stateful: bool = False,
+    blocking: bool = False,
+    device: str = "CPU",
+    value_fn: Callable | None = None,
+    only_devices: Iterable[str] | None = None,
+    doc: str | None = None,
+):
+    """Registers an op type; use as a decorator on its kernel.
+
+    Example::
+
+        @tm.register_op("Swish", inputs=["x: T"], outputs=["y: T"],
+                        attrs={"T": "{float, double}", "beta": ("float", 1.0)})
+        def swish(x, *, beta):
+            return x / (1 + np.exp(-beta * x))
+
+    The kernel receives the input values (NumPy arrays; a list for a list
+    argument) positionally and the attrs it names as keyword-only parameters.
+    If its first parameter is called ``ctx`` it also receives the kernel
+    context (resources, the session's options). It returns the output value,
+    a sequence of values for several outputs, or None for none.
+
+    Args:
+        op_type: The op's type string (CamelCase, unique).
+        inputs, outputs: Argument specs (``"x: T"``, ``"values: N * T"``, ``"y: float"``).
+        attrs: Attr specs, as TensorFlow spells them (``["T: {float, double}",
+            "beta: float = 1.0"]``) or a dict ``{"T": "type", "beta": ("float", 1.0)}``.
+        shape_fn: ``fn(ic)`` returning the output shapes (a list) at build time;
+            default: unknown shapes.
+        stateful: The op reads or writes state, or has side effects.
+        blocking: The kernel may wait for a condition (see docs/custom_ops.md).
+        device: The device type the decorated kernel runs on.
+        value_fn: Optional ``fn(op)`` giving the output value when known statically.
+        only_devices: Device types the op may run on (no CPU fallback); None = any.
+        doc: Description; defaults to the kernel's docstring.
+
+    Raises:
+        AlreadyExistsError: ``op_type`` is already registered.
+        ValueError: a spec cannot be parsed.
+    """
+    defined_at = user_location(2)
+
+    def decorator(kernel: Callable | None):
+        op_def = make_op_def(
+            op_type, inputs, outputs, attrs,
+            shape_fn=shape_fn, stateful=stateful, blocking=blocking, value_fn=value_fn,
+            only_devices=only_devices,
+            doc=doc if doc is not None else ((kernel.__doc__ or "").strip() if kernel else ""),
+            defined_at=defined_at,
+        )
+        if kernel is not None:
+            op_def = evolve(op_def, kernels={device: Kernel.wrap(kernel)})
+        add_op_def(op_def)
+        return kernel
+
+    return decorator
+
+
+def register_kernel(op_type: str, device: str = "CPU"):
+    """Adds (or replaces) the kernel of an existing op for one device type (decorator)."""
+
+    def decorator(fn: Callable):
+        with _lock:
+            op_def = get(op_type)
+            kernels = dict(op_def.kernels)
+            kernels[device] = Kernel.wrap(fn)
+            _replace(evolve(op_def, kernels=kernels))
+        return fn
+
+    return decorator
+
+
+def set_shape_fn(op_type: str, fn: Callable) -> None:
+    """Sets the shape function of a registered op."""
+    with _lock:
+        _replace(evolve(get(op_type), shape_fn=fn))
+
+
+class RegisterGradient:
+    """Decorator registering the gradient function of an op type (as ``tf.RegisterGradient``).
+
+    The function is called as ``fn(op, *grads)`` with one gradient per output
+    and returns one gradient (or None) per input.
+
+    Raises:
+        KeyError: a gradient is already registered for the type (as TensorFlow).
+        NotFoundError: no op of that type is registered.
+    """
+
+    def __init__(self, op_type: str):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, fn: Callable) -> Callable:
+        with _lock:
+            op_def = get(self._op_type)
+            if op_def.grad_fn is not None or op_def.no_gradient:
+                where = getattr(op_def.grad_fn, "__qualname__", "no_gradient")
+                raise KeyError(
+                    f"Registering two gradient with name '{self._op_type}'! "
+                    f"(Previous registration: {where})"
+                )
+            _replace(evolve(op_def, grad_fn=fn))
+        return fn
+
+
+def no_gradient(op_type: str) -> None:
+    """Marks an op type as explicitly not differentiable (``tf.no_gradient``)."""
+    with _lock:
+        op_def = get(op_type)
+        if op_def.grad_fn is not None:
+            raise KeyError(f"Registering two gradient with name '{op_type}'!")
+        _replace(evolve(op_def, no_gradient=True))
+
+
+NotDifferentiable = no_gradient
+
+
+def get_gradient_function(op_type: str) -> Callable | None:
+    return get(op_type).grad_fn
+
+
+__all__ = [
+    "ArgDef",
+    "AttrDef",
+    "OpDef",
+    "RegisterGradient",
+    "NotDifferentiable",
+    "add_op_def",
+    "get",
+    "lookup",
+    "make_op_def",
+    "no_gradient",
+    "register_kernel",
+    "register_op",
+    "registered_ops",
+    "set_shape_fn",
+    "unregister",
+]

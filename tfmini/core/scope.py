@@ -1,0 +1,226 @@
+"""The immutable Scope (TensorFlow Java's style) and the TF1 ambient conveniences.
+
+A :class:`Scope` bundles a graph, a name prefix, control dependencies and a
+device. Every ``with_*`` method returns a new Scope. The TF1 conveniences
+(``Graph.as_default``, ``name_scope``, ``control_dependencies``, ``device``)
+keep a current Scope per thread and build through the same builder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from attrs import evolve, field, frozen
+
+from tfmini.core.devices import DeviceSpec, canonical_device
+from tfmini.core.graph import Graph, Operation, Output
+
+# A single name component (no "/"): the Java API's pattern.
+_COMPONENT_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-]*$")
+COMPONENT_PATTERN_TEXT = "[A-Za-z0-9.][A-Za-z0-9_.\\-]*"
+
+
+def check_name_component(name: Any) -> str:
+    """Returns ``name`` if it is a valid op or scope name component, else raises ValueError."""
+    if name is None:
+        raise ValueError("Names cannot be None")
+    if not isinstance(name, str) or not _COMPONENT_REGEX.match(name):
+        raise ValueError(
+            f"invalid name: '{name}' does not match the regular expression {COMPONENT_PATTERN_TEXT}"
+        )
+    return name
+
+
+def _as_control_op(item: Any) -> Operation:
+    if isinstance(item, Operation):
+        return item
+    if isinstance(item, Output):
+        return item.op
+    op = getattr(item, "op", None)
+    if isinstance(op, Operation):
+        return op
+    raise TypeError(f"Control dependency must be an Operation or Tensor, got {item!r}")
+
+
+@frozen
+class Scope:
+    """Where and how the next ops are built.
+
+    Example::
+
+        scope = tm.Scope(g)
+        layer = scope.with_sub_scope("layer1")
+        add = tm.ops.Add.create(layer, x, y)     # named "layer1/Add"
+    """
+
+    graph: Graph
+    name_prefix: str = ""
+    control_dependencies: tuple[Operation, ...] = field(default=(), converter=tuple)
+    device: str = ""
+    op_name: str | None = None
+
+    def with_sub_scope(self, name: str) -> Scope:
+        """A scope whose ops are named ``<prefix>/<name>/...``; ``name`` made unique."""
+        check_name_component(name)
+        if self.op_name is not None:
+            name = self.op_name
+        full = f"{self.name_prefix}/{name}" if self.name_prefix else name
+        unique = self.graph.unique_name(full)
+        return evolve(self, name_prefix=unique, op_name=None)
+
+    def with_name(self, op_name: str) -> Scope:
+        """A scope whose next op is named ``op_name`` (made unique if taken)."""
+        check_name_component(op_name)
+        return evolve(self, op_name=op_name)
+
+    def with_control_dependencies(self, ops: Iterable[Any]) -> Scope:
+        """A scope whose ops also wait for ``ops`` (Operations or Outputs)."""
+        extra = [_as_control_op(o) for o in ops]
+        merged = list(self.control_dependencies)
+        for op in extra:
+            if op not in merged:
+                merged.append(op)
+        return evolve(self, control_dependencies=tuple(merged))
+
+    def without_control_dependencies(self) -> Scope:
+        return evolve(self, control_dependencies=())
+
+    def with_device(self, spec: str | None) -> Scope:
+        """A scope whose ops are placed on ``spec`` (``"/device:TPU:0"``; None clears)."""
+        return evolve(self, device=canonical_device(spec))
+
+    def make_op_name(self, default_name: str, mark_as_used: bool = True) -> str:
+        """The unique name of the next op: ``prefix/<op_name or default_name>``."""
+        base = self.op_name if self.op_name is not None else default_name
+        full = f"{self.name_prefix}/{base}" if self.name_prefix else base
+        return self.graph.unique_name(full, mark_as_used=mark_as_used)
+
+
+# ---------------------------------------------------------------------------------------
+# The TF1 ambient state: a per-thread stack of scopes over one process-wide default graph.
+
+_local = threading.local()
+_global_default_graph: Graph | None = None
+_global_lock = threading.Lock()
+
+
+def _stack() -> list[Scope]:
+    stack = getattr(_local, "scopes", None)
+    if stack is None:
+        stack = _local.scopes = []
+    return stack
+
+
+def _global_graph() -> Graph:
+    global _global_default_graph
+    with _global_lock:
+        if _global_default_graph is None:
+            _global_default_graph = Graph()
+        return _global_default_graph
+
+
+def get_default_graph() -> Graph:
+    """The graph that TF1-style functions build into on this thread."""
+    stack = _stack()
+    return stack[-1].graph if stack else _global_graph()
+
+
+def reset_default_graph() -> None:
+    """Replaces the process-wide default graph with a new, empty one."""
+    global _global_default_graph
+    if _stack():
+        raise AssertionError(
+            "Do not use tm.reset_default_graph() to clear nested graphs. "
+            "If you need a cleared graph, exit the nesting and create a new graph."
+        )
+    with _global_lock:
+        _global_default_graph = Graph()
+
+
+def current_scope() -> Scope:
+    """The innermost ambient scope of this thread (the default graph's root if none)."""
+    stack = _stack()
+    return stack[-1] if stack else Scope(_global_graph())
+
+
+@contextlib.contextmanager
+def scope_context(scope: Scope):
+    """Makes ``scope`` the ambient scope for the ``with`` block."""
+    stack = _stack()
+    stack.append(scope)
+    try:
+        yield scope
+    finally:
+        stack.pop()
+
+
+@contextlib.contextmanager
+def default_graph_context(graph: Graph):
+    with scope_context(Scope(graph)):
+        yield graph
+
+
+@contextlib.contextmanager
+def name_scope(name: str | None, default_name: str | None = None, values: Any = None):
+    """TF1 ``tf.name_scope``: ops built inside are named ``<scope>/<op>``.
+
+    ``name`` ending in ``/`` re-enters that exact scope; ``None`` or ``""``
+    returns to the root. Yields the scope name with a trailing slash.
+    """
+    del values  # accepted for TensorFlow compatibility
+    cur = current_scope()
+    if name is None and default_name is not None:
+        name = default_name
+    if not name:
+        with scope_context(evolve(cur, name_prefix="", op_name=None)):
+            yield ""
+        return
+    if name.endswith("/"):
+        prefix = name[:-1]
+        if prefix and not all(_COMPONENT_REGEX.match(p) for p in prefix.split("/")):
+            raise ValueError(f"'{name}' is not a valid scope name")
+        with scope_context(evolve(cur, name_prefix=prefix, op_name=None)):
+            yield name
+        return
+    check_name_component(name)
+    sub = evolve(cur, op_name=None).with_sub_scope(name)
+    with scope_context(sub):
+        yield sub.name_prefix + "/"
+
+
+def get_name_scope() -> str:
+    """The current name prefix (without trailing slash)."""
+    return current_scope().name_prefix
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs: Iterable[Any] | None):
+    """TF1 ``tf.control_dependencies``: ops built inside run after ``control_inputs``.
+
+    ``None`` clears the outer control dependencies for the block.
+    """
+    cur = current_scope()
+    if control_inputs is None:
+        new = cur.without_control_dependencies()
+    else:
+        new = cur.with_control_dependencies(control_inputs)
+    with scope_context(new):
+        yield
+
+
+@contextlib.contextmanager
+def device(spec: str | None):
+    """TF1 ``tf.device``: ops built inside are placed on ``spec`` (merged with outer specs)."""
+    cur = current_scope()
+    if spec is None:
+        new = evolve(cur, device="")
+    else:
+        outer = DeviceSpec.from_string(cur.device)
+        merged = outer.merge_from(DeviceSpec.from_string(spec)).to_string()
+        new = evolve(cur, device=merged)
+    with scope_context(new):
+        yield

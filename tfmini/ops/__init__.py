@@ -1,0 +1,26 @@
+"""Op families and the generated ``tm.ops.<OpType>`` classes.
+
+``tm.ops.Add`` is generated from the registry on first access, so every
+registered op (built-in or custom) has a class with ``OP_NAME`` and
+``create(scope, ...)``.
+"""
+
+from __future__ import annotations
+
+from tfmini.core import registry as _registry
+from tfmini.core.wrappers import OpWrapper, op_class
+from tfmini.ops import array, math  # noqa: F401  (registers the built-in ops)
+
+
+def __getattr__(name: str):
+    if name[:1].isupper() and _registry.lookup(name) is not None:
+        return op_class(name)
+    raise AttributeError(f"module 'tfmini.ops' has no attribute {name!r}"
+                         + (f" (no op type '{name}' is registered)" if name[:1].isupper() else ""))
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_registry.registered_ops()))
+
+
+__all__ = ["OpWrapper", "op_class"]

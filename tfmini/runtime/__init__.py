@@ -1,0 +1,1 @@
+"""The runtime: Session, Plan, resource managers, devices."""

@@ -1,0 +1,99 @@
+"""The kernel context: everything a kernel may reach besides its inputs and attrs.
+
+One ``RunState`` is made per ``Session.run``; each device a plan uses gets a
+``KernelContext`` view of it (its resource manager, its device name).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tfmini import errors
+
+_step_ids = itertools.count(1)
+
+
+class RunState:
+    """Per-run state shared by every kernel of one ``Session.run``.
+
+    Attributes:
+        session: The running Session.
+        options: The RunOptions of this run (or None).
+        deadline: ``time.monotonic()`` value after which blocking steps give up, or None.
+        step_id: A process-unique number for this run.
+    """
+
+    __slots__ = ("session", "options", "deadline", "step_id", "_undo")
+
+    def __init__(self, session: Any, options: Any, deadline: float | None):
+        self.session = session
+        self.options = options
+        self.deadline = deadline
+        self.step_id = next(_step_ids)
+        self._undo: list[Callable[[], None]] | None = None
+
+    def on_failure(self, undo: Callable[[], None]) -> None:
+        if self._undo is None:
+            self._undo = []
+        self._undo.append(undo)
+
+    def rollback(self) -> None:
+        """Runs the undo actions of this run, newest first."""
+        undo, self._undo = self._undo, None
+        for fn in reversed(undo or ()):
+            fn()
+
+
+class KernelContext:
+    """What a kernel sees of the runtime (its first argument when it asks for ``ctx``)."""
+
+    __slots__ = ("run", "device", "device_type", "resource_manager")
+
+    def __init__(self, run: RunState, device: str, device_type: str, resource_manager: Any):
+        self.run = run
+        self.device = device
+        self.device_type = device_type
+        self.resource_manager = resource_manager
+
+    @property
+    def session(self) -> Any:
+        return self.run.session
+
+    @property
+    def options(self) -> Any:
+        return self.run.options
+
+    @property
+    def step_id(self) -> int:
+        return self.run.step_id
+
+    def on_failure(self, undo: Callable[[], None]) -> None:
+        """Registers ``undo`` to run if this ``Session.run`` fails after this step.
+
+        Stateful kernels call it when they change state, so a failed run leaves
+        variables, accumulators and tables as they were.
+        """
+        self.run.on_failure(undo)
+
+    def resource_manager_for(self, device_type: str) -> Any:
+        """The resource manager of another device of this session."""
+        return self.run.session._device(device_type).resource_manager
+
+    def call_function(self, function: Any, args: Sequence[Any]) -> list:
+        """Runs a sub-graph (a FuncGraph with ``inputs``, ``outputs``, ``control_outputs``)."""
+        return self.run.session._call_function(function, args, self.run)
+
+    def remaining_seconds(self) -> float | None:
+        """Seconds until this run's deadline, or None for no deadline."""
+        if self.run.deadline is None:
+            return None
+        return self.run.deadline - time.monotonic()
+
+    def check_deadline(self, what: str) -> None:
+        """Raises DeadlineExceededError if this run's deadline has passed."""
+        left = self.remaining_seconds()
+        if left is not None and left <= 0:
+            raise errors.DeadlineExceededError(None, None, f"Timed out waiting for {what}")

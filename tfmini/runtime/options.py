@@ -1,0 +1,80 @@
+"""RunOptions, RunMetadata and ConfigProto, with TensorFlow's field names."""
+
+from __future__ import annotations
+
+from attrs import define, field
+
+
+@define
+class RunOptions:
+    """Per-run options (``tf.compat.v1.RunOptions``).
+
+    Attributes:
+        timeout_in_ms: Deadline for blocking steps of this run; 0 = the session default.
+        trace_level: NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE or FULL_TRACE; any level
+            above NO_TRACE records per-op timings into ``run_metadata.step_stats``.
+    """
+
+    NO_TRACE = 0
+    SOFTWARE_TRACE = 1
+    HARDWARE_TRACE = 2
+    FULL_TRACE = 3
+
+    trace_level: int = 0
+    timeout_in_ms: int = 0
+    inter_op_thread_pool: int = 0
+    output_partition_graphs: bool = False
+    report_tensor_allocations_upon_oom: bool = False
+
+
+@define
+class NodeExecStats:
+    """Timing of one executed op (TensorFlow's NodeExecStats, simplified)."""
+
+    node_name: str
+    op_type: str
+    all_start_micros: int
+    all_end_rel_micros: int
+    output_shapes: list = field(factory=list)
+
+
+@define
+class DeviceStepStats:
+    device: str
+    node_stats: list[NodeExecStats] = field(factory=list)
+
+
+@define
+class StepStats:
+    dev_stats: list[DeviceStepStats] = field(factory=list)
+
+
+@define
+class RunMetadata:
+    """Filled by ``Session.run`` when tracing is requested."""
+
+    step_stats: StepStats = field(factory=StepStats)
+    partition_graphs: list = field(factory=list)
+
+
+@define
+class GPUOptions:
+    allow_growth: bool = False
+    per_process_gpu_memory_fraction: float = 0.0
+
+
+@define
+class ConfigProto:
+    """Session configuration (``tf.compat.v1.ConfigProto``).
+
+    ``operation_timeout_in_ms`` is the default deadline of blocking steps
+    (0 = wait forever). The threading fields are accepted for compatibility.
+    """
+
+    operation_timeout_in_ms: int = 0
+    inter_op_parallelism_threads: int = 0
+    intra_op_parallelism_threads: int = 0
+    allow_soft_placement: bool = False
+    log_device_placement: bool = False
+    device_count: dict = field(factory=dict)
+    gpu_options: GPUOptions = field(factory=GPUOptions)

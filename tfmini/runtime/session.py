@@ -1,0 +1,396 @@
+"""Session: runs (parts of) a graph on NumPy kernels.
+
+``Session.run`` resolves fetches and feeds, looks up (or builds) the Plan for
+that signature, runs it, and returns NumPy values in the fetch structure.
+Many threads may call ``run`` at once: plans are immutable once built and
+every run keeps its values in its own frame.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tfmini import errors
+from tfmini.core import context
+from tfmini.core.graph import Graph, Operation, Output
+from tfmini.core.scope import get_default_graph
+from tfmini.runtime.fetch import FetchMapper, resolve_fetch
+from tfmini.runtime.kernel_context import KernelContext, RunState
+from tfmini.runtime.options import (
+    ConfigProto,
+    DeviceStepStats,
+    NodeExecStats,
+    RunMetadata,
+    RunOptions,
+)
+from tfmini.runtime.plan import Plan
+from tfmini.runtime.resources import ResourceManager
+
+
+class Device:
+    """A device of a Session: its name and the resources it holds."""
+
+    def __init__(self, device_type: str, index: int = 0):
+        self.device_type = device_type
+        self.name = f"/device:{device_type}:{index}"
+        self.resource_manager = ResourceManager(self.name)
+
+
+def _feed_value(output: Output, value: Any) -> Any:
+    """Converts a fed value to the tensor's dtype and checks its shape (TF1's rules)."""
+    dt = output.dtype
+    if type(value) is np.ndarray and value.dtype == dt.np_dtype:
+        arr = value
+    elif dt.is_object:
+        arr = value if dt.name in ("resource", "variant") else np.asarray(value, dtype=object)
+        return arr
+    else:
+        if isinstance(value, (Output, Operation)):
+            raise TypeError(
+                f"The value of a feed cannot be a tm.Tensor object. Acceptable feed values include "
+                f"Python scalars, strings, lists, numpy ndarrays. (fed to {output.name})"
+            )
+        try:
+            arr = np.asarray(value, dtype=dt.np_dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"Cannot feed value {value!r} to Tensor '{output.name}' of dtype {dt.name}: {e}"
+            ) from None
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and arr != value:
+            raise TypeError(
+                f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
+                f"type {dt!s}. Try explicitly setting the type of the feed tensor to a larger type "
+                f"(e.g. int64)."
+            )
+    shape = output.shape
+    dims = shape.dims
+    if dims is not None:
+        ashape = arr.shape
+        if len(ashape) != len(dims) or any(
+            d is not None and d != a for d, a in zip(dims, ashape)
+        ):
+            raise ValueError(
+                f"Cannot feed value of shape {ashape} for Tensor {output.name}, which has shape "
+                f"{shape}"
+            )
+    return arr
+
+
+def _finish(value: Any) -> Any:
+    """What the user gets back: NumPy arrays they may modify, NumPy scalars for rank 0."""
+    if type(value) is np.ndarray:
+        if value.ndim == 0:
+            return value[()]
+        if not value.flags.writeable:
+            return value.copy()  # state and constants are never handed out for writing
+        return value
+    if isinstance(value, np.generic):
+        return value
+    if isinstance(value, (int, float, bool, complex, list, tuple)):
+        arr = np.asarray(value)
+        return arr[()] if arr.ndim == 0 else arr
+    return value
+
+
+class Session:
+    """Runs graphs (``tf.compat.v1.Session``).
+
+    Args:
+        target: Accepted for TensorFlow compatibility; must be "" (in-process).
+        graph: The graph to run; default: the current default graph.
+        config: A ConfigProto (``operation_timeout_in_ms`` is honoured).
+
+    Example::
+
+        with tm.Session(graph=g) as sess:
+            sess.run(tm.global_variables_initializer())
+            out = sess.run({"y": y}, feed_dict={x: batch})
+    """
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None):
+        if target not in ("", None):
+            raise errors.UnimplementedError(None, None, f"Remote session targets are not supported: {target!r}")
+        self._graph = graph if graph is not None else get_default_graph()
+        if not isinstance(self._graph, Graph):
+            raise TypeError(f"graph must be a tm.Graph, got {type(self._graph).__name__}")
+        self._config = config if config is not None else ConfigProto()
+        self._devices: dict[str, Device] = {"CPU": Device("CPU")}
+        self._devices_lock = threading.Lock()
+        self._plans: dict[tuple, Plan] = {}
+        self._function_plans: dict[Any, Plan] = {}
+        self._plan_lock = threading.Lock()
+        self._closed = False
+        self._context_stack: list = []
+        self._close_callbacks: list[Callable[[], None]] = []
+
+    # -- properties ---------------------------------------------------------------------
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def graph_def(self) -> dict:
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        return ""
+
+    def list_devices(self) -> list[str]:
+        return [d.name for d in self._devices.values()]
+
+    def _device(self, device_type: str) -> Device:
+        dev = self._devices.get(device_type)
+        if dev is None:
+            with self._devices_lock:
+                dev = self._devices.get(device_type)
+                if dev is None:
+                    dev = self._devices[device_type] = Device(device_type)
+        return dev
+
+    # -- running ------------------------------------------------------------------------
+    def run(self, fetches: Any, feed_dict: dict | None = None, options: RunOptions | None = None,
+            run_metadata: RunMetadata | None = None) -> Any:
+        """Runs the ops needed for ``fetches`` and returns their values.
+
+        Args:
+            fetches: An Output, Operation, name, variable, or any nesting of
+                list/tuple/namedtuple/dict/attrs of those.
+            feed_dict: Values for any Outputs (not only placeholders), keyed by
+                Output or name; converted to the tensor's dtype, shapes checked.
+            options: RunOptions (timeout, tracing).
+            run_metadata: Filled with per-op timings when tracing.
+
+        Returns:
+            NumPy arrays (NumPy scalars for rank 0; None for Operations) in the
+            structure of ``fetches``.
+
+        Raises:
+            RuntimeError: the session is closed.
+            TypeError / ValueError: bad fetch or feed (TensorFlow's classes).
+            tm.errors.OpError: a kernel failed; the subclass says why.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        graph = self._graph
+        if type(fetches) is Output and fetches.op.graph is graph:
+            outputs, targets, build = [fetches], (), None
+        else:
+            if isinstance(fetches, (Operation, Output, str)) or hasattr(fetches, "_as_graph_element"):
+                element = resolve_fetch(graph, fetches)
+                if isinstance(element, Operation):
+                    outputs, targets, build = [], [element], _none
+                else:
+                    outputs, targets, build = [element], (), None
+            else:
+                mapper = FetchMapper(graph, fetches)
+                outputs, targets, build = mapper.outputs, mapper.targets, mapper.build
+        feeds, feed_values = self._resolve_feeds(feed_dict)
+        plan = self._plan(outputs, feeds, targets)
+        values = self._execute(plan, feed_values, options, run_metadata)
+        if build is None:
+            return _finish(values[0])
+        return build([_finish(v) for v in values])
+
+    def _resolve_feeds(self, feed_dict: dict | None) -> tuple[tuple, list]:
+        if not feed_dict:
+            return (), []
+        graph = self._graph
+        feeds = []
+        values = []
+        for key, value in feed_dict.items():
+            if type(key) is Output and key.op.graph is graph:
+                out = key
+            else:
+                out = self._resolve_feed_key(key)
+            feeds.append(out)
+            values.append(_feed_value(out, value))
+        return tuple(feeds), values
+
+    def _resolve_feed_key(self, key: Any) -> Output:
+        if isinstance(key, str):
+            try:
+                element = self._graph.as_graph_element(key, allow_operation=False)
+            except (KeyError, ValueError) as e:
+                raise ValueError(f"Cannot interpret feed_dict key {key!r} as a Tensor: {e}") from None
+        elif isinstance(key, Output):
+            element = key
+        elif hasattr(key, "as_output"):
+            element = key.as_output()
+        else:
+            raise TypeError(
+                f"Cannot interpret feed_dict key as Tensor: {key!r} (type {type(key).__name__})"
+            )
+        if element.graph is not self._graph:
+            raise ValueError(f"Cannot feed {element.name}: it is not an element of this graph.")
+        return element
+
+    def _plan(self, outputs: Sequence[Output], feeds: tuple, targets: Sequence[Operation]) -> Plan:
+        key = (tuple(outputs), feeds, tuple(targets))
+        plan = self._plans.get(key)
+        if plan is None:
+            with self._plan_lock:
+                plan = self._plans.get(key)
+                if plan is None:
+                    plan = Plan(outputs, feeds, targets)
+                    self._plans[key] = plan
+        return plan
+
+    def _deadline(self, options: RunOptions | None) -> float | None:
+        ms = options.timeout_in_ms if options is not None and options.timeout_in_ms else 0
+        if not ms:
+            ms = self._config.operation_timeout_in_ms
+        return time.monotonic() + ms / 1000.0 if ms and ms > 0 else None
+
+    def _contexts(self, plan: Plan, run: RunState) -> list[KernelContext]:
+        ctxs = []
+        for name, dtype in plan.devices:
+            dev = self._device(dtype)
+            ctxs.append(KernelContext(run, name, dtype, dev.resource_manager))
+        return ctxs
+
+    def _execute(self, plan: Plan, feed_values: list, options: RunOptions | None,
+                 run_metadata: RunMetadata | None) -> tuple:
+        run = RunState(self, options, self._deadline(options))
+        ctxs = self._contexts(plan, run)
+        tracing = options is not None and options.trace_level > 0 and run_metadata is not None
+        try:
+            if tracing:
+                stats: list = []
+                values = plan.run_stepwise(ctxs, feed_values, stats)
+                self._record_stats(run_metadata, stats)
+            else:
+                values = plan.run(ctxs, feed_values)
+        except BaseException:
+            run.rollback()
+            raise
+        return values
+
+    @staticmethod
+    def _record_stats(run_metadata: RunMetadata, stats: list) -> None:
+        by_device: dict[str, DeviceStepStats] = {}
+        for step, device, start, end, shapes in stats:
+            dev = by_device.get(device)
+            if dev is None:
+                dev = by_device[device] = DeviceStepStats(device=device)
+            dev.node_stats.append(
+                NodeExecStats(
+                    node_name=step.op.name,
+                    op_type=step.op.type,
+                    all_start_micros=int(start * 1e6),
+                    all_end_rel_micros=max(int((end - start) * 1e6), 0),
+                    output_shapes=[list(s) for s in shapes],
+                )
+            )
+        run_metadata.step_stats.dev_stats.extend(by_device.values())
+
+    def _call_function(self, function: Any, args: Sequence[Any], run: RunState) -> list:
+        """Runs a FuncGraph (``inputs``, ``outputs``, ``control_outputs``) inside a run."""
+        plan = self._function_plans.get(function)
+        if plan is None:
+            with self._plan_lock:
+                plan = self._function_plans.get(function)
+                if plan is None:
+                    plan = Plan(function.outputs, function.inputs, function.control_outputs)
+                    self._function_plans[function] = plan
+        ctxs = self._contexts(plan, run)
+        return list(plan.run(ctxs, args))
+
+    def make_callable(self, fetches: Any, feed_list: Sequence[Any] | None = None,
+                      accept_options: bool = False) -> Callable:
+        """A function running ``fetches`` with values for ``feed_list`` given positionally.
+
+        The plan is built once, so each call skips fetch and feed resolution.
+        """
+        mapper = FetchMapper(self._graph, fetches)
+        feeds = tuple(self._resolve_feed_key(k) for k in (feed_list or ()))
+        plan = self._plan(mapper.outputs, feeds, mapper.targets)
+        build = mapper.build
+
+        def call(*feed_values, options=None, run_metadata=None):
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            if len(feed_values) != len(feeds):
+                raise TypeError(f"Expected {len(feeds)} feed values, got {len(feed_values)}")
+            vals = [_feed_value(o, v) for o, v in zip(feeds, feed_values)]
+            values = self._execute(plan, vals, options if accept_options else None, run_metadata)
+            return build([_finish(v) for v in values])
+
+        return call
+
+    # -- lifetime -----------------------------------------------------------------------
+    def _add_close_callback(self, fn: Callable[[], None]) -> None:
+        """Called by resources that must wake waiters when the session closes."""
+        self._close_callbacks.append(fn)
+
+    def close(self) -> None:
+        """Closes the session: blocked steps are cancelled and resources released."""
+        if self._closed:
+            return
+        self._closed = True
+        for fn in list(self._close_callbacks):
+            fn()
+        for dev in self._devices.values():
+            dev.resource_manager.clear()
+        self._plans.clear()
+        self._function_plans.clear()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def as_default(self):
+        """Context manager making this the default session (does not close it)."""
+        return context.default_session(self)
+
+    def __enter__(self) -> Session:
+        stack = contextlib.ExitStack()
+        stack.enter_context(self._graph.as_default())
+        stack.enter_context(context.default_session(self))
+        self._context_stack.append(stack)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        stack = self._context_stack.pop()
+        stack.close()
+        self.close()
+
+    def __del__(self):
+        try:
+            if not self._closed:
+                self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def _none(values):
+    return None
+
+
+class InteractiveSession(Session):
+    """A Session that installs itself as the default session on construction."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None):
+        super().__init__(target, graph, config)
+        self._default_cm = context.default_session(self)
+        self._default_cm.__enter__()
+
+    def close(self) -> None:
+        if not self._closed and getattr(self, "_default_cm", None) is not None:
+            try:
+                self._default_cm.__exit__(None, None, None)
+            except Exception:
+                pass
+        super().close()
+
+
+def get_default_session():
+    """The default session of this thread (``tm.get_default_session()``)."""
+    return context.get_default_session()
+
