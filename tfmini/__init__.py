@@ -50,16 +50,15 @@ from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOpti
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 
 from tfmini import ops, raw_ops  # noqa: E402  (ops register themselves on import)
-from tfmini.ops.array import (  # noqa: E402
-    constant,
-    identity,
-    identity_n,
-    no_op,
-    placeholder,
-    placeholder_with_default,
-    stop_gradient,
-)
-from tfmini.ops.math import add  # noqa: E402
+
+# The TF1-style functions: each family module lists its public names in __all__.
+from tfmini.ops.array import *  # noqa: E402,F401,F403
+from tfmini.ops.math import *  # noqa: E402,F401,F403
+from tfmini.ops.state import *  # noqa: E402,F401,F403
+from tfmini.ops.variables import *  # noqa: E402,F401,F403
+from tfmini.ops.control_flow import *  # noqa: E402,F401,F403
+from tfmini import nn  # noqa: E402
+from tfmini.core.function import FuncGraph  # noqa: E402
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from tfmini.core import registry as _registry
 from tfmini.core.wrappers import OpWrapper, op_class
-from tfmini.ops import array, math  # noqa: F401  (registers the built-in ops)
+
+# Importing the families registers the built-in ops.
+from tfmini.ops import array, math, nn, state, variables, control_flow  # noqa: F401,E402
 
 
 def __getattr__(name: str):

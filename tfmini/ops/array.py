@@ -14,6 +14,7 @@ from tfmini import errors
 from tfmini.core import dtypes
 from tfmini.core.builder import build_op
 from tfmini.core.convert import set_literal_conversion
+from tfmini.core.function import set_argument_op
 from tfmini.core.dtypes import DType, as_dtype
 from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope
@@ -161,6 +162,9 @@ def placeholder_kernel(*, dtype, shape):
     )
 
 
+set_argument_op("Placeholder")
+
+
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None):
     """A tensor whose value is fed at run time (``tf.compat.v1.placeholder``)."""
     op = build_op(current_scope(), "Placeholder", [],
@@ -249,3 +253,14 @@ def stop_gradient(input: Any, name: str | None = None):
 def no_op(name: str | None = None):
     """``tf.no_op``: an Operation that does nothing."""
     return build_op(current_scope(), "NoOp", [], name=name)
+
+
+__all__ = [
+    "constant",
+    "identity",
+    "identity_n",
+    "no_op",
+    "placeholder",
+    "placeholder_with_default",
+    "stop_gradient",
+]

@@ -65,3 +65,6 @@ add = _binary_fn("AddV2")
 
 register_operator_override("__add__", lambda x, y: add(x, y))
 register_operator_override("__radd__", lambda y, x: add(x, y))
+
+
+__all__ = ["add"]

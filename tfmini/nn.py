@@ -1,0 +1,1 @@
+"""``tm.nn``: neural-network functions (being written)."""
