@@ -152,13 +152,13 @@ def _placeholder_shape(ic):
     attrs=["dtype: type", "shape: shape = {unknown_rank: true}"],
     shape_fn=_placeholder_shape,
 )
-def placeholder_kernel(*, dtype, shape):
+def placeholder_kernel(*, dtype, shape, node):
     """A value that must be fed."""
     raise errors.InvalidArgumentError(
         None,
         None,
-        f"You must feed a value for placeholder tensor with dtype {dtypes.tf_type_name(dtype)} "
-        f"and shape {shape.tf_str()}",
+        f"You must feed a value for placeholder tensor '{node.name}' with dtype "
+        f"{dtypes.tf_type_name(dtype)} and shape {shape.tf_str()}",
     )
 
 
