@@ -24,7 +24,7 @@ from tfmini.core.opdef import (
     parse_arg,
     parse_attr,
 )
-from tfmini.core.source import user_location
+from tfmini.core.source import caller_location
 
 _ops: dict[str, OpDef] = {}
 _lock = threading.RLock()
@@ -149,7 +149,7 @@ def make_op_def(
         is_blocking=blocking,
         value_fn=value_fn,
         only_devices=tuple(only_devices) if only_devices is not None else None,
-        defined_at=defined_at or user_location(2),
+        defined_at=defined_at or caller_location(1),
         doc=doc,
     )
 
@@ -201,7 +201,7 @@ def register_op(
         AlreadyExistsError: ``op_type`` is already registered.
         ValueError: a spec cannot be parsed.
     """
-    defined_at = user_location(2)
+    defined_at = caller_location(1)
 
     def decorator(kernel: Callable | None):
         op_def = make_op_def(

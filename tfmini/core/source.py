@@ -37,3 +37,12 @@ def user_location(skip: int = 1) -> SourceLocation:
             return SourceLocation(filename, frame.f_lineno)
         frame = frame.f_back
     return UNKNOWN_LOCATION
+
+
+def caller_location(depth: int = 1) -> SourceLocation:
+    """The file and line ``depth`` frames above the caller (tfmini's own frames included).
+
+    Used where the definition site itself matters, e.g. where an op type was registered.
+    """
+    frame = sys._getframe(depth + 1)
+    return SourceLocation(frame.f_code.co_filename, frame.f_lineno)
