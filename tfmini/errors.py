@@ -75,7 +75,8 @@ class OpError(Exception):
         return self._message
 
     def __reduce__(self):
-        return (type(self), (None, None, self._message))
+        # The Operation does not travel (it belongs to a live graph); code and message do.
+        return (type(self), (None, None, self._message, self._error_code))
 
 
 def _make(name: str, code: int, doc: str) -> type[OpError]:
@@ -92,7 +93,9 @@ InvalidArgumentError = _make(
 DeadlineExceededError = _make(
     "DeadlineExceededError", DEADLINE_EXCEEDED, "A deadline expired before the operation finished."
 )
-NotFoundError = _make("NotFoundError", NOT_FOUND, "A requested entity (op, kernel, file) was not found.")
+NotFoundError = _make(
+    "NotFoundError", NOT_FOUND, "A requested entity (op, kernel, file) was not found."
+)
 AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS, "An entity already exists.")
 PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED, "Permission denied.")
 ResourceExhaustedError = _make(
@@ -103,8 +106,12 @@ FailedPreconditionError = _make(
     FAILED_PRECONDITION,
     "The system is not in a state to run the operation (e.g. an uninitialised variable).",
 )
-AbortedError = _make("AbortedError", ABORTED, "The operation was aborted (e.g. a concurrency conflict).")
-OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE, "An operation iterated past the valid range.")
+AbortedError = _make(
+    "AbortedError", ABORTED, "The operation was aborted (e.g. a concurrency conflict)."
+)
+OutOfRangeError = _make(
+    "OutOfRangeError", OUT_OF_RANGE, "An operation iterated past the valid range."
+)
 UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED, "The operation is not implemented.")
 InternalError = _make("InternalError", INTERNAL, "An internal invariant was broken.")
 UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is currently unavailable.")
@@ -139,8 +146,21 @@ def exception_type_from_error_code(error_code: int) -> type[OpError]:
     return _CODE_TO_CLASS[error_code]
 
 
+def error_code_from_exception_type(cls: type) -> int:
+    """Returns the canonical error code of an OpError subclass (as TensorFlow).
+
+    Raises:
+        KeyError: ``cls`` is not one of the canonical subclasses.
+    """
+    for code, known in _CODE_TO_CLASS.items():
+        if known is cls:
+            return code
+    raise KeyError(cls)
+
+
 __all__ = [
     "OpError",
+    "error_code_from_exception_type",
     "exception_type_from_error_code",
     *[cls.__name__ for cls in _CODE_TO_CLASS.values()],
 ]

@@ -13,7 +13,7 @@ import numpy as np
 from attrs import field, frozen
 
 
-@frozen(repr=False)
+@frozen(repr=False, eq=False)
 class DType:
     """A tensor element type.
 
@@ -73,6 +73,24 @@ class DType:
     def is_compatible_with(self, other: Any) -> bool:
         return self == as_dtype(other)
 
+    def __eq__(self, other: Any) -> bool:
+        # TensorFlow compares through as_dtype, so ``tm.float32 == "float32"`` and
+        # ``tm.float32 == np.float32`` hold; anything unconvertible is simply unequal.
+        if other is None:
+            return False
+        if type(other) is not DType:
+            try:
+                other = as_dtype(other)
+            except TypeError:
+                return False
+        return self.enum == other.enum
+
+    def __ne__(self, other: Any) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self.enum)
+
     def __repr__(self) -> str:
         return f"tm.{self.name}"
 
@@ -87,9 +105,8 @@ def _limits(dt: DType):
     if dt.is_integer:
         info = np.iinfo(dt.np_dtype)
         return int(info.min), int(info.max)
-    if dt.is_bool:
-        return False, True
-    raise TypeError(f"Cannot find minimum/maximum value for {dt.name}")
+    # As TensorFlow: bool, string and handle types have no numeric range.
+    raise TypeError(f"Cannot find minimum/maximum value of {dt} with type {dt}.")
 
 
 float16 = DType("float16", np.float16, 19)
@@ -138,6 +155,8 @@ def as_dtype(value: Any) -> DType:
     """
     if isinstance(value, DType):
         return value
+    if value is None:  # np.dtype(None) would silently mean float64
+        raise TypeError("Cannot convert None to a tfmini DType")
     if isinstance(value, str):
         try:
             return _BY_NAME[value]

@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from attrs import field, frozen
 
 
+def _dim_value(d: Any) -> int:
+    # operator.index, as TensorFlow's Dimension: 1.5 or "3" are refused, not truncated.
+    try:
+        return operator.index(d)
+    except TypeError:
+        raise TypeError(
+            f"Dimension value must be integer or None or have an __index__ method, got value "
+            f"{d!r} with type {type(d)!r}"
+        ) from None
+
+
 def _convert_dims(value: Any) -> tuple[int | None, ...] | None:
     if value is None:
         return None
+    if isinstance(value, TensorShape):
+        return value.dims
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        value = [value]  # TensorFlow treats a non-iterable as a single dimension
     dims = []
     for d in value:
         if d is None:
             dims.append(None)
             continue
-        d = int(d)
+        d = _dim_value(d)
         if d < 0:
             if d == -1:  # TensorFlow's "unknown" in serialised shapes
                 dims.append(None)
@@ -26,7 +42,7 @@ def _convert_dims(value: Any) -> tuple[int | None, ...] | None:
     return tuple(dims)
 
 
-@frozen(repr=False)
+@frozen(repr=False, eq=False)
 class TensorShape:
     """A possibly partial shape.
 
@@ -98,11 +114,11 @@ class TensorShape:
         if other.dims is None:
             return self
         if len(self.dims) != len(other.dims):
-            raise ValueError(f"Shapes {self} and {other} are incompatible")
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
         out = []
         for a, b in zip(self.dims, other.dims):
             if a is not None and b is not None and a != b:
-                raise ValueError(f"Shapes {self} and {other} are incompatible")
+                raise ValueError(f"Shapes {self} and {other} are not compatible")
             out.append(a if a is not None else b)
         return TensorShape(out)
 
@@ -122,6 +138,22 @@ class TensorShape:
         if self.dims is None or other.dims is None:
             return unknown_shape()
         return TensorShape(self.dims + other.dims)
+
+    # -- equality ---------------------------------------------------------------
+    def __eq__(self, other: Any) -> bool:
+        # As TensorFlow: ``x.shape == [2, 3]`` compares dims; unknown ranks are equal.
+        try:
+            other = as_shape(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return self.dims == other.dims
+
+    def __ne__(self, other: Any) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self.dims)
 
     # -- printing ---------------------------------------------------------------
     def __repr__(self) -> str:
@@ -158,11 +190,11 @@ def as_shape(value: Any) -> TensorShape:
         return value
     if value is None:
         return unknown_shape()
-    if isinstance(value, int):
-        return TensorShape((value,))
-    if isinstance(value, Iterable):
-        return TensorShape(value)
-    raise TypeError(f"Cannot convert {value!r} to a TensorShape")
+    if isinstance(value, (str, bytes)) or not (
+        isinstance(value, Iterable) or hasattr(value, "__index__")
+    ):
+        raise TypeError(f"Cannot convert {value!r} to a TensorShape")
+    return TensorShape(value)  # an integer (NumPy's too) is a one-dimensional shape
 
 
 def dims_str(shape: tuple) -> str:
