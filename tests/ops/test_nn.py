@@ -462,6 +462,20 @@ def test_build_errors_name_the_op(graph):
         tm.raw_ops.BiasAdd(value=np.zeros((2, 3), np.float32), bias=np.zeros(4, np.float32))
 
 
+def test_softmax_axis_spellings():
+    x = G["fn/softmax/axis1/logits"]
+    want = G["fn/softmax/axis1/output"]
+    check(run(lambda: tm.nn.softmax(x, dim=1)), want)
+    check(run(lambda: tm.nn.softmax(x, axis=np.int64(1))), want)
+    check(run(lambda: tm.nn.softmax(x, axis=tm.constant(1))), want)
+    check(run(lambda: tm.nn.log_softmax(x, axis=tm.constant(-2))),
+          G["fn/log_softmax/axis-2/output"])
+    with pytest.raises(ValueError, match="Cannot specify both 'axis' and 'dim'"):
+        run(lambda: tm.nn.softmax(x, axis=1, dim=1))
+    with pytest.raises(ValueError, match="needs the axis known"):
+        run(lambda: tm.nn.softmax(x, axis=tm.placeholder(tm.int32, shape=())))
+
+
 def test_softmax_axis_out_of_range(graph):
     with pytest.raises(tm.errors.InvalidArgumentError,
                        match=r"`dim` must be in the range \[-3, 3\) where 3 is the number of "
@@ -518,16 +532,16 @@ def test_label_out_of_range_through_the_function():
         run(build)
 
 
-@pytest.mark.parametrize("op_type", ["ReluGrad", "EluGrad", "SoftplusGrad"])
+@pytest.mark.parametrize("op_type", ["ReluGrad", "EluGrad", "SoftplusGrad", "LeakyReluGrad"])
 def test_grad_ops_need_equal_shapes_at_run_time(op_type):
     second = "outputs" if op_type == "EluGrad" else "features"
     g = tm.Graph()
     with g.as_default():
         a, b = tm.placeholder(tm.float32), tm.placeholder(tm.float32)
-        out = getattr(tm.raw_ops, op_type)(**{"gradients": a, second: b})
+        out = getattr(tm.raw_ops, op_type)(**{"gradients": a, second: b}, name="g")
     with tm.Session(graph=g) as sess, pytest.raises(
             tm.errors.InvalidArgumentError,
-            match=rf"Inputs to operation {op_type} of type {op_type} must have the same size and "
+            match=rf"Inputs to operation g of type {op_type} must have the same size and "
                   r"shape.  Input 0: \[2\] != input 1: \[3\]"):
         sess.run(out, {a: np.ones(2, np.float32), b: np.ones(3, np.float32)})
 

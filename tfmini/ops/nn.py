@@ -14,6 +14,7 @@ least as accurate as TensorFlow's CPU kernels.
 from __future__ import annotations
 
 import contextlib
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from tfmini import errors
 from tfmini.core import dtypes
-from tfmini.core.builder import build_op
+from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Output
 from tfmini.core.registry import register_op
@@ -38,6 +39,9 @@ NUMBER_TYPES = REAL_TYPES  # numbertype
 # SELU's constants, as in TensorFlow's relu_op_functor.h.
 SELU_SCALE = 1.0507009873554804934193349852946
 SELU_ALPHA = 1.6732632423543772848170429916717
+
+# LeakyRelu's and LeakyReluGrad's own attr.
+_LEAKY_ATTRS = ("alpha: float = 0.2",)
 
 
 def _tf_shape(shape: tuple[int, ...]) -> str:
@@ -128,11 +132,17 @@ def activation_grad_op(op_type: str, fn: Callable, types: str = FLOAT_TYPES,
     ``second`` is ``features`` (the activation's input) or ``outputs`` (its output), as in
     TensorFlow's OpDef of each grad op.
     """
-    attr_names = [a.partition(":")[0].strip() for a in attrs]
-
-    def kernel(gradients, other, *, node=None, **kw):
-        _check_same_shape(op_type, node, gradients, other)
-        return fn(gradients, other, **{k: kw[k] for k in attr_names})
+    # Explicit keyword parameters (not **kwargs), so the executor passes `node` for the name.
+    if attrs == _LEAKY_ATTRS:
+        def kernel(gradients, other, *, alpha, node=None):
+            _check_same_shape(op_type, node, gradients, other)
+            return fn(gradients, other, alpha=alpha)
+    elif not attrs:
+        def kernel(gradients, other, *, node=None):
+            _check_same_shape(op_type, node, gradients, other)
+            return fn(gradients, other)
+    else:
+        raise ValueError(f"{op_type}: no kernel wrapper for attrs {attrs}")
 
     kernel.__name__ = f"{op_type.lower()}_kernel"
     register_op(
@@ -279,7 +289,6 @@ def _leaky_relu_grad(gradients, features, *, alpha):
     return np.where(features > 0, gradients, gradients * _float_attr(alpha, gradients.dtype))
 
 
-_LEAKY_ATTRS = ("alpha: float = 0.2",)
 activation_op("LeakyRelu", _leaky_relu, attrs=_LEAKY_ATTRS, t_default="DT_FLOAT",
               doc="features if > 0 else alpha * features.")
 activation_grad_op("LeakyReluGrad", _leaky_relu_grad, attrs=_LEAKY_ATTRS, t_default="DT_FLOAT",
@@ -643,7 +652,7 @@ def _unary_fn(op_type: str, fn_name: str, doc: str):
     fn.__name__ = fn.__qualname__ = fn_name
     fn.__doc__ = (
         f"{doc} (``tf.nn.{fn_name}``).\n\n"
-        f"Args:\n    features: A float tensor.\n    name: Name of the ``{op_type}`` op.\n\n"
+        f"Args:\n    features: A tensor of a type the op allows.\n    name: Name of the ``{op_type}`` op.\n\n"
         f"Returns:\n    A tensor of the same shape and dtype as ``features``.\n"
     )
     return fn
@@ -693,12 +702,23 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Ou
     return _build_as(scope, "LeakyRelu", [features], {"alpha": alpha}).outputs[0]
 
 
+def _static_axis(axis: Any) -> int:
+    """``axis`` as a Python int; a tensor axis must have a value known at build time."""
+    if isinstance(axis, Output):
+        value = static_value(axis)
+        if value is None:
+            raise ValueError(f"tfmini needs the axis known when the graph is built; {axis.name} "
+                             "has no constant value")
+        axis = value
+    return operator.index(np.asarray(axis).item() if isinstance(axis, np.ndarray) else axis)
+
+
 def _softmax_family(op_type: str, logits: Any, axis: Any, name: str | None, dim: Any) -> Output:
     """TensorFlow's ``_wrap_2d_function``: the op works on the last axis, so another axis is
     swapped with the last one before and after."""
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'.")
-    axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
+    axis = _static_axis(axis if axis is not None else (dim if dim is not None else -1))
     logits = convert_to_tensor(logits)
     rank = logits.shape.rank
     if axis == -1 or (rank is not None and axis == rank - 1):
@@ -911,7 +931,7 @@ def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int | N
     """
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'.")
-    axis = axis if axis is not None else (dim if dim is not None else -1)
+    axis = _static_axis(axis if axis is not None else (dim if dim is not None else -1))
     with _op_scope(name, "softmax_cross_entropy_with_logits") as scope:
         logits = _tensor(logits, "logits")
         labels = _tensor(labels, "labels")
