@@ -652,7 +652,8 @@ def _unary_fn(op_type: str, fn_name: str, doc: str):
     fn.__name__ = fn.__qualname__ = fn_name
     fn.__doc__ = (
         f"{doc} (``tf.nn.{fn_name}``).\n\n"
-        f"Args:\n    features: A tensor of a type the op allows.\n    name: Name of the ``{op_type}`` op.\n\n"
+        "Args:\n    features: A tensor of a type the op allows.\n"
+        f"    name: Name of the ``{op_type}`` op.\n\n"
         f"Returns:\n    A tensor of the same shape and dtype as ``features``.\n"
     )
     return fn
