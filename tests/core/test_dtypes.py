@@ -155,9 +155,9 @@ def test_limits(dt, lo, hi):
 def test_limits_of_non_numeric_types_raise_type_error(dt):
     # TensorFlow: "Cannot find minimum value of <dtype: 'bool'> ..."
     with pytest.raises(TypeError, match="Cannot find minimum"):
-        dt.min
+        _ = dt.min
     with pytest.raises(TypeError):
-        dt.max
+        _ = dt.max
 
 
 def test_str_and_repr():

@@ -14,8 +14,8 @@ from typing import Any
 
 from tfmini.core import registry
 from tfmini.core.convert import convert_to_tensor, is_symbolic
-from tfmini.core.dtypes import DType, tf_type_name
-from tfmini.core.graph import VALID_OP_NAME_REGEX, NAME_PATTERN_TEXT, Graph, Operation, Output
+from tfmini.core.dtypes import DType
+from tfmini.core.graph import NAME_PATTERN_TEXT, VALID_OP_NAME_REGEX, Graph, Operation, Output
 from tfmini.core.opdef import OpDef, normalize_attr_value
 from tfmini.core.scope import Scope, scope_context
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
@@ -118,10 +118,15 @@ def _convert_literal(value: Any, dtype: DType | None, scope: Scope, arg_name: st
                 convert_to_tensor(value)
             )
         except (TypeError, ValueError) as e:
-            want = f" of type {tf_type_name(dtype)}" if dtype is not None else ""
+            if dtype is None:
+                raise TypeError(
+                    f"Failed to convert {value!r} of type '{type(value).__name__}' for "
+                    f"parameter '{arg_name}' of op '{op_type}' to a tensor. Error: {e}"
+                ) from e
+            # TensorFlow's op_def_library wording.
             raise TypeError(
-                f"Expected{want} for argument '{arg_name}' of '{op_type}' Op, got {value!r} "
-                f"({e})"
+                f"Expected {dtype.name} passed to parameter '{arg_name}' of op '{op_type}', got "
+                f"{value!r} of type '{type(value).__name__}' instead. Error: {e}"
             ) from e
 
 
@@ -148,6 +153,29 @@ def build_op(
         ValueError: invalid attr values, invalid names, or shapes rejected by the shape function.
     """
     op_def = op_type if isinstance(op_type, OpDef) else registry.get(op_type)
+    graph = scope.graph
+    if graph._finalized:
+        raise RuntimeError("Graph is finalized and cannot be modified.")
+    if name is not None and (not isinstance(name, str) or not VALID_OP_NAME_REGEX.match(name)):
+        raise ValueError(
+            f"'{name}' is not a valid node name: it must match the regular expression "
+            f"{NAME_PATTERN_TEXT}"
+        )
+    # Literal inputs become Consts before the op itself can fail (shape function, a later
+    # input's dtype): on any failure the graph goes back to how it was, names included.
+    with graph._lock:
+        checkpoint = graph._checkpoint()
+        try:
+            return _build(scope, op_def, inputs, attrs, name)
+        except BaseException:
+            graph._rollback(checkpoint)
+            raise
+
+
+def _build(
+    scope: Scope, op_def: OpDef, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
+    name: str | None,
+) -> Operation:
     op_type = op_def.name
     attrs = dict(attrs or {})
     graph = scope.graph
@@ -177,12 +205,12 @@ def build_op(
             other = type_source.get(attr_name)
             if other is None:
                 raise TypeError(
-                    f"Input '{arg_name}' of '{op_type}' Op has type {tf_type_name(dt)} that does "
-                    f"not match the attr {attr_name}={tf_type_name(have)}"
+                    f"Input '{arg_name}' of '{op_type}' Op has type {dt.name} that does "
+                    f"not match the attr {attr_name}={have.name}"
                 )
             raise TypeError(
-                f"Input '{arg_name}' of '{op_type}' Op has type {tf_type_name(dt)} that does not "
-                f"match type {tf_type_name(have)} of argument '{other}'."
+                f"Input '{arg_name}' of '{op_type}' Op has type {dt.name} that does not "
+                f"match type {have.name} of argument '{other}'."
             )
 
     for i, (arg, value) in enumerate(zip(op_def.inputs, inputs)):
@@ -264,18 +292,23 @@ def build_op(
             for o in items:
                 if o.dtype != arg.dtype:
                     raise TypeError(
-                        f"Input '{arg.name}' of '{op_type}' Op has type {tf_type_name(o.dtype)} "
-                        f"that does not match expected type of {tf_type_name(arg.dtype)}."
+                        f"Input '{arg.name}' of '{op_type}' Op has type {o.dtype.name} "
+                        f"that does not match expected type of {arg.dtype.name}."
                     )
         if arg.type_attr:
             ad = op_def.attr(arg.type_attr)
             dt = norm.get(arg.type_attr)
             if ad.allowed_values is not None and dt is not None and dt not in ad.allowed_values:
-                allowed = ", ".join(tf_type_name(a) for a in ad.allowed_values)
+                allowed = ", ".join(a.name for a in ad.allowed_values)
                 raise TypeError(
-                    f"Value passed to parameter '{arg.name}' has DataType {tf_type_name(dt)} not "
+                    f"Value passed to parameter '{arg.name}' has DataType {dt.name} not "
                     f"in list of allowed values: {allowed}"
                 )
+        if arg.type_list_attr:
+            # Inferred type lists get the checks an explicit attr value gets (minimum length,
+            # allowed types): IdentityN of no tensors is refused as in TensorFlow.
+            ad = op_def.attr(arg.type_list_attr)
+            norm[arg.type_list_attr] = normalize_attr_value(ad, norm[arg.type_list_attr], op_type)
 
     # Defaults and required attrs.
     for ad in op_def.attrs:
@@ -284,7 +317,7 @@ def build_op(
         if ad.has_default:
             norm[ad.name] = ad.default
         else:
-            raise TypeError(f"{op_type} missing required attr '{ad.name}'")
+            raise TypeError(f"No argument found for attr {ad.name} for {op_type}")
 
     # Output dtypes.
     out_dtypes: list[DType] = []
@@ -304,65 +337,67 @@ def build_op(
         else:
             data_inputs.append(v)
 
-    with graph._lock:
-        if name is not None:
-            if not isinstance(name, str) or not VALID_OP_NAME_REGEX.match(name):
-                raise ValueError(
-                    f"'{name}' is not a valid node name: it must match the regular expression "
-                    f"{NAME_PATTERN_TEXT}"
-                )
-            full = f"{scope.name_prefix}/{name}" if scope.name_prefix else name
-            op_name = graph.unique_name(full, mark_as_used=False)
-        else:
-            op_name = scope.make_op_name(op_type, mark_as_used=False)
-        location = user_location()
+    exact = name is not None and name.endswith("/")
+    if exact:
+        # TensorFlow's name_from_scope_name: "foo/" is the absolute name "foo", not uniquified.
+        op_name = name[:-1]
+        if op_name in graph:
+            raise ValueError(f"Duplicate node name in graph: '{op_name}'")
+    elif name is not None:
+        full = f"{scope.name_prefix}/{name}" if scope.name_prefix else name
+        op_name = graph.unique_name(full, mark_as_used=False)
+    else:
+        op_name = scope.make_op_name(op_type, mark_as_used=False)
+    location = user_location()
 
-        if op_def.shape_fn is not None:
-            ic = InferenceContext(op_def, op_name, converted, frozen_attrs)
-            try:
-                shapes = op_def.shape_fn(ic)
-            except (ValueError, TypeError, IndexError) as e:
-                raise ValueError(
-                    f"{e} for '{{{{node {op_name}}}}} = {op_type}[]' with input shapes: "
-                    f"{_describe_inputs(converted)} (defined at {location})"
-                ) from e
-            shapes = [as_shape(s) for s in shapes]
-            if len(shapes) != len(out_dtypes):
-                raise ValueError(
-                    f"Shape function of {op_type} returned {len(shapes)} shapes for "
-                    f"{len(out_dtypes)} outputs"
-                )
-        else:
-            shapes = [unknown_shape()] * len(out_dtypes)
+    if op_def.shape_fn is not None:
+        ic = InferenceContext(op_def, op_name, converted, frozen_attrs)
+        try:
+            shapes = op_def.shape_fn(ic)
+        except (ValueError, TypeError, IndexError) as e:
+            raise ValueError(
+                f"{e} for '{{{{node {op_name}}}}} = {op_type}[]' with input shapes: "
+                f"{_describe_inputs(converted)} (defined at {location})"
+            ) from e
+        shapes = [as_shape(s) for s in shapes]
+        if len(shapes) != len(out_dtypes):
+            raise ValueError(
+                f"Shape function of {op_type} returned {len(shapes)} shapes for "
+                f"{len(out_dtypes)} outputs"
+            )
+    else:
+        shapes = [unknown_shape()] * len(out_dtypes)
 
-        # Reserve the name now that nothing can fail.
-        if name is not None:
-            op_name = graph.unique_name(full)
-        else:
-            op_name = scope.make_op_name(op_type)
+    # Reserve the name now that nothing can fail.
+    if exact:
+        graph.unique_name(op_name)
+    elif name is not None:
+        op_name = graph.unique_name(full)
+    else:
+        op_name = scope.make_op_name(op_type)
 
-        producers = {o.op for o in data_inputs}
-        control = [c for c in scope.control_dependencies if c not in producers and c.graph is graph]
-        device = scope.device
-        if not device and op_def.only_devices:
-            device = f"/device:{op_def.only_devices[0]}:0"
-        op = Operation(
-            graph=graph,
-            name=op_name,
-            type=op_type,
-            op_def=op_def,
-            inputs=tuple(data_inputs),
-            control_inputs=control,
-            attrs=frozen_attrs,
-            device=device,
-            defined_at=location,
-            id=graph._next_id(),
-        )
-        op.outputs = tuple(
-            Output(op, i, dt, shp if isinstance(shp, TensorShape) else as_shape(shp))
-            for i, (dt, shp) in enumerate(zip(out_dtypes, shapes))
-        )
-        graph._add_op(op)
+    producers = {o.op for o in data_inputs}
+    control = [c for c in scope.control_dependencies if c not in producers and c.graph is graph]
+    device = scope.device
+    if not device and op_def.only_devices:
+        device = f"/device:{op_def.only_devices[0]}:0"
+    op = Operation(
+        graph=graph,
+        name=op_name,
+        type=op_type,
+        op_def=op_def,
+        inputs=tuple(data_inputs),
+        control_inputs=control,
+        attrs=frozen_attrs,
+        device=device,
+        defined_at=location,
+        id=graph._next_id(),
+    )
+    op.outputs = tuple(
+        Output(op, i, dt, shp if isinstance(shp, TensorShape) else as_shape(shp))
+        for i, (dt, shp) in enumerate(zip(out_dtypes, shapes))
+    )
+    graph._add_op(op)
     return op
 
 

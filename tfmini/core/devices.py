@@ -21,7 +21,8 @@ class DeviceSpec:
 
     @classmethod
     def from_string(cls, spec: str) -> DeviceSpec:
-        """Parses TensorFlow's spellings: ``/device:CPU:0``, ``/cpu:0``, ``CPU:0``, ``/job:w/task:1``.
+        """Parses TensorFlow's spellings: ``/device:CPU:0``, ``/cpu:0``, ``CPU:0``,
+        ``/job:w/task:1``.
 
         Raises:
             ValueError: the text is not a device specification.

@@ -316,6 +316,45 @@ class Graph:
     def _next_id(self) -> int:
         return len(self._operations)
 
+    def _checkpoint(self) -> tuple[int, dict[str, int]]:
+        """What ``_rollback`` needs to undo a failed build (hold ``_lock`` across both)."""
+        return len(self._operations), dict(self._names_in_use)
+
+    def _rollback(self, checkpoint: tuple[int, dict[str, int]]) -> None:
+        """Removes the ops added and the names reserved since ``checkpoint``.
+
+        A build that fails halfway (a literal converted to a Const, then a
+        shape error) must leave the graph as it was, names included, as
+        TensorFlow does: the op the user retries gets the name they expect.
+        """
+        count, names = checkpoint
+        removed: set[Operation] = set()
+        while len(self._operations) > count:
+            op = self._operations.pop()
+            removed.add(op)
+            del self._by_name[op.name]
+            for inp in op.inputs:
+                consumers = inp._consumers
+                for i in range(len(consumers) - 1, -1, -1):
+                    if consumers[i] is op:
+                        del consumers[i]
+                        break
+        self._names_in_use.clear()
+        self._names_in_use.update(names)
+        self._forget_removed_ops(removed)
+
+    def _forget_removed_ops(self, removed: set[Operation]) -> None:
+        # A FuncGraph records captured arguments; a capture made by the failed build must
+        # go with its placeholder, or the function would pass a value to a missing op.
+        captures = getattr(self, "captures", None)
+        if removed and isinstance(captures, dict):
+            for outer, inner in list(captures.items()):
+                if inner.op in removed:
+                    del captures[outer]
+            inputs = getattr(self, "inputs", None)
+            if isinstance(inputs, list):
+                inputs[:] = [o for o in inputs if o.op not in removed]
+
     def get_operations(self) -> list[Operation]:
         """All operations, in creation order."""
         with self._lock:
@@ -412,7 +451,9 @@ class Graph:
         if scope is None:
             return items
         pattern = re.compile(scope)
-        return [i for i in items if pattern.match(getattr(i, "name", ""))]
+        # As TensorFlow: items without a name never match a scope filter.
+        return [i for i in items if isinstance(getattr(i, "name", None), str)
+                and pattern.match(i.name)]
 
     def get_collection_ref(self, name: str) -> list:
         with self._lock:

@@ -98,6 +98,10 @@ class Kernel:
 
     @classmethod
     def wrap(cls, fn: Callable) -> Kernel:
+        if isinstance(fn, np.ufunc):
+            # NumPy 2 gives ufuncs a signature whose keywords (dtype, order, ...) would
+            # collide with attrs of the same name: a ufunc kernel takes inputs only.
+            return cls(fn, False, ())
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):  # builtins such as np.add
@@ -263,8 +267,11 @@ def parse_attr(spec: str) -> AttrDef:
         raise ValueError(f"Attr spec {spec!r}: unknown attr type {attr_type!r}")
     default: Any = NO_DEFAULT
     if default_text is not None:
+        # The default must itself be a legal value (TensorFlow's OpDef validation).
         default = normalize_attr_value(
-            AttrDef(name, attr_type), _parse_default(attr_type, default_text), op_type="<spec>"
+            AttrDef(name, attr_type, NO_DEFAULT, allowed, minimum),
+            _parse_default(attr_type, default_text),
+            op_type="<spec>",
         )
     return AttrDef(name, attr_type, default, allowed, minimum)
 
@@ -316,7 +323,9 @@ def _scalar(attr: AttrDef, t: str, v: Any, op_type: str) -> Any:
             raise _type_error(op_type, attr, v)
         return int(v)
     if t == "float":
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(
+            v, (int, float, np.integer, np.floating)
+        ):
             raise _type_error(op_type, attr, v)
         return float(v)
     if t == "bool":

@@ -8,6 +8,7 @@ op (:func:`register_op`, :func:`register_kernel`, :func:`RegisterGradient`,
 from __future__ import annotations
 
 import difflib
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -25,6 +26,9 @@ from tfmini.core.opdef import (
     parse_attr,
 )
 from tfmini.core.source import caller_location
+
+# TensorFlow's op_def_util ValidateOpName: CamelCase, or internal names starting with "_".
+_OP_TYPE_REGEX = re.compile(r"^(?:_[A-Za-z0-9_>]*|[A-Z][A-Za-z0-9_>]*)$")
 
 _ops: dict[str, OpDef] = {}
 _lock = threading.RLock()
@@ -115,8 +119,8 @@ def make_op_def(
     defined_at=None,
 ) -> OpDef:
     """Builds an OpDef from TensorFlow-style specs (see :mod:`tfmini.core.opdef`)."""
-    if not isinstance(op_type, str) or not op_type or not op_type[0].isalpha() and op_type[0] != "_":
-        raise ValueError(f"Op type {op_type!r} must be a non-empty CamelCase name")
+    if not isinstance(op_type, str) or not _OP_TYPE_REGEX.match(op_type):
+        raise ValueError(f"Invalid name: {op_type!r} (Did you use CamelCase?)")
     if isinstance(attrs, Mapping):
         attr_defs = [attr_from_python(k, v) for k, v in attrs.items()]
     else:
@@ -128,7 +132,9 @@ def make_op_def(
         seen.add(a.name)
     type_attrs = {a.name for a in attr_defs if a.type == "type"}
     list_type_attrs = {a.name for a in attr_defs if a.type == "list(type)"}
-    in_args = [parse_arg(s, type_attrs, list_type_attrs) if isinstance(s, str) else s for s in inputs]
+    in_args = [
+        parse_arg(s, type_attrs, list_type_attrs) if isinstance(s, str) else s for s in inputs
+    ]
     out_args = [
         parse_arg(s, type_attrs, list_type_attrs) if isinstance(s, str) else s for s in outputs
     ]
@@ -258,22 +264,38 @@ class RegisterGradient:
     def __call__(self, fn: Callable) -> Callable:
         with _lock:
             op_def = get(self._op_type)
-            if op_def.grad_fn is not None or op_def.no_gradient:
-                where = getattr(op_def.grad_fn, "__qualname__", "no_gradient")
-                raise KeyError(
-                    f"Registering two gradient with name '{self._op_type}'! "
-                    f"(Previous registration: {where})"
-                )
+            _check_no_gradient_yet(op_def)
             _replace(evolve(op_def, grad_fn=fn))
         return fn
 
 
+def _check_no_gradient_yet(op_def: OpDef) -> None:
+    """KeyError, in TensorFlow's words, if the op already has a gradient or a no-gradient mark."""
+    if op_def.grad_fn is None and not op_def.no_gradient:
+        return
+    if op_def.grad_fn is not None:
+        fn = op_def.grad_fn
+        code = getattr(fn, "__code__", None)
+        where = getattr(fn, "__qualname__", repr(fn))
+        if code is not None:
+            where += f" {code.co_filename}:{code.co_firstlineno}"
+    else:
+        where = "no_gradient"
+    raise KeyError(
+        f"Registering two gradient with name '{op_def.name}'! "
+        f"(Previous registration was in {where})"
+    )
+
+
 def no_gradient(op_type: str) -> None:
-    """Marks an op type as explicitly not differentiable (``tf.no_gradient``)."""
+    """Marks an op type as explicitly not differentiable (``tf.no_gradient``).
+
+    Raises:
+        KeyError: the op already has a gradient or a no-gradient mark (as TensorFlow).
+    """
     with _lock:
         op_def = get(op_type)
-        if op_def.grad_fn is not None:
-            raise KeyError(f"Registering two gradient with name '{op_type}'!")
+        _check_no_gradient_yet(op_def)
         _replace(evolve(op_def, no_gradient=True))
 
 

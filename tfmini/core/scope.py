@@ -17,7 +17,7 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from tfmini.core.devices import DeviceSpec, canonical_device
-from tfmini.core.graph import Graph, Operation, Output
+from tfmini.core.graph import VALID_OP_NAME_REGEX, VALID_SCOPE_NAME_REGEX, Graph, Operation, Output
 
 # A single name component (no "/"): the Java API's pattern.
 _COMPONENT_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-]*$")
@@ -160,7 +160,12 @@ def scope_context(scope: Scope):
 
 @contextlib.contextmanager
 def default_graph_context(graph: Graph):
-    with scope_context(Scope(graph)):
+    # TensorFlow keeps name scope, control dependencies and device per graph (and thread), so
+    # re-entering a graph already on this thread's stack (``with sess:`` inside a name scope)
+    # continues where that graph was; a graph not on the stack starts at its root.
+    stack = _stack()
+    scope = next((s for s in reversed(stack) if s.graph is graph), None)
+    with scope_context(scope if scope is not None else Scope(graph)):
         yield graph
 
 
@@ -179,15 +184,27 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
         with scope_context(evolve(cur, name_prefix="", op_name=None)):
             yield ""
         return
+    if not isinstance(name, str):
+        raise TypeError(f"Scope name must be a string, got {name!r}")
+    # TensorFlow's rules: a top-level scope name must be a valid node name; a nested one may
+    # also start with "_", "-" or ">" (the full name still starts with the outer scope).
+    regex, pattern = (
+        (VALID_SCOPE_NAME_REGEX, VALID_SCOPE_NAME_REGEX.pattern)
+        if cur.name_prefix
+        else (VALID_OP_NAME_REGEX, VALID_OP_NAME_REGEX.pattern)
+    )
+    if not regex.match(name):
+        raise ValueError(
+            f"'{name}' is not a valid scope name. A scope name has to match the following "
+            f"pattern: {pattern}"
+        )
     if name.endswith("/"):
-        prefix = name[:-1]
-        if prefix and not all(_COMPONENT_REGEX.match(p) for p in prefix.split("/")):
-            raise ValueError(f"'{name}' is not a valid scope name")
-        with scope_context(evolve(cur, name_prefix=prefix, op_name=None)):
+        # Re-enter exactly this (absolute) scope, as TensorFlow's name_from_scope_name.
+        with scope_context(evolve(cur, name_prefix=name[:-1], op_name=None)):
             yield name
         return
-    check_name_component(name)
-    sub = evolve(cur, op_name=None).with_sub_scope(name)
+    full = f"{cur.name_prefix}/{name}" if cur.name_prefix else name
+    sub = evolve(cur, name_prefix=cur.graph.unique_name(full), op_name=None)
     with scope_context(sub):
         yield sub.name_prefix + "/"
 
