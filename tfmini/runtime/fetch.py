@@ -22,7 +22,9 @@ def resolve_fetch(graph: Graph, fetch: Any) -> Output | Operation:
         try:
             element = graph.as_graph_element(fetch)
         except (KeyError, ValueError) as e:
-            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e})")
+            raise ValueError(
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e})"
+            ) from None
     elif hasattr(fetch, "_as_graph_element"):
         element = fetch._as_graph_element()
     elif hasattr(fetch, "as_output") and hasattr(fetch, "op"):
@@ -73,7 +75,9 @@ class FetchMapper:
             hasattr(fetch, "as_output") and hasattr(fetch, "op")
         ):
             return self._leaf(fetch)
-        if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "op"):
+        # Any list or tuple is a structure, a namedtuple whose field is called "op" included
+        # (operands, which have as_output, were taken as leaves above).
+        if isinstance(fetch, (list, tuple)):
             parts = [self._compile(f) for f in fetch]
             if isinstance(fetch, tuple) and hasattr(fetch, "_fields"):
                 cls = type(fetch)

@@ -148,7 +148,8 @@ class Plan:
     # -- analysis -------------------------------------------------------------------
     def _needed_ops(self, feed_set: set[Output]) -> set[Operation]:
         needed: set[Operation] = set()
-        work: list[Operation] = [o.op for o in self.fetches if o not in feed_set] + list(self.targets)
+        work: list[Operation] = [o.op for o in self.fetches if o not in feed_set]
+        work += self.targets
         while work:
             op = work.pop()
             if op in needed:
@@ -262,6 +263,7 @@ class Plan:
         feed_args = [f"f{i}" for i in range(len(self.feeds))]
         name: dict[int, str] = {i: feed_args[i] for i in range(len(self.feeds))}
         free: list[str] = []
+        nfeeds = len(self.feeds)
         counter = 0
         lines = [f"def _plan({', '.join(ctx_args + feed_args + ['_K'])}):"]
         if self.steps:
@@ -278,12 +280,14 @@ class Plan:
                     args.append(name[s])
             call = f"k{si}({', '.join(args)})"
             # Inputs whose last consumer is this step free their names for the outputs.
+            died: list[str] = []
             for s in step.inputs:
                 for slot in s if isinstance(s, list) else (s,):
-                    if last_use.get(slot) == si and slot not in fetch_set and slot >= len(self.feeds):
+                    if last_use.get(slot) == si and slot not in fetch_set and slot >= nfeeds:
                         n = name[slot]
                         if n not in free:
                             free.append(n)
+                            died.append(n)
             targets = []
             for slot in step.outputs:
                 if slot < 0 or (slot not in last_use and slot not in fetch_set):
@@ -303,6 +307,14 @@ class Plan:
                 line = f"{targets[0]} = {call}"
             else:
                 line = f"{', '.join(targets)}, = {call}"
+            # A dead value whose name no output took would live until the plan returns: drop
+            # it now (on the same line, so a failing kernel still maps to this step and still
+            # finds its inputs in the frame). "_" may hold an unused output of a multi-output op.
+            dead = [n for n in died if n not in targets]
+            if "_" in targets and nout > 1:
+                dead.append("_")
+            if dead:
+                line += f"; del {', '.join(dead)}"
             lines.append("    " + line)
             step.lineno = len(lines)
             line_to_step[step.lineno] = si
@@ -332,7 +344,10 @@ class Plan:
             if step is None:
                 raise
             inputs = self._input_values(step, frame_locals, feed_values)
-            raise wrap_kernel_error(e, step, self.devices[step.device_index][0], inputs) from e
+            wrapped = wrap_kernel_error(e, step, self.devices[step.device_index][0], inputs)
+            if wrapped is e:
+                raise  # already names its op (a failure inside a function call)
+            raise wrapped from e
 
     def _failed_step(self, e: BaseException):
         tb = e.__traceback__
@@ -369,9 +384,10 @@ class Plan:
             except Exception as e:
                 flat = [v for a in args[1 if step.takes_ctx else 0 :] for v in
                         (a if isinstance(a, list) else [a])]
-                raise wrap_kernel_error(
-                    e, step, self.devices[step.device_index][0], flat
-                ) from e
+                wrapped = wrap_kernel_error(e, step, self.devices[step.device_index][0], flat)
+                if wrapped is e:
+                    raise
+                raise wrapped from e
             end = time.perf_counter()
             outs = step.outputs
             if len(outs) == 1:

@@ -47,27 +47,31 @@ def _feed_value(output: Output, value: Any) -> Any:
     dt = output.dtype
     if type(value) is np.ndarray and value.dtype == dt.np_dtype:
         arr = value
+    elif isinstance(value, (Output, Operation)) or hasattr(value, "as_output"):
+        # Checked before any conversion: a string tensor would happily hold the object.
+        raise TypeError(
+            f"The value of a feed cannot be a tm.Tensor object. Acceptable feed values include "
+            f"Python scalars, strings, lists, numpy ndarrays. (fed to {output.name})"
+        )
     elif dt.is_object:
         arr = value if dt.name in ("resource", "variant") else np.asarray(value, dtype=object)
         return arr
     else:
-        if isinstance(value, (Output, Operation)):
-            raise TypeError(
-                f"The value of a feed cannot be a tm.Tensor object. Acceptable feed values include "
-                f"Python scalars, strings, lists, numpy ndarrays. (fed to {output.name})"
-            )
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            # NumPy 2 raises OverflowError for an int that does not fit; TF says TypeError.
+            fits = dt.is_integer and dt.min <= value <= dt.max
+            if dt.is_integer and not fits:
+                raise TypeError(
+                    f"Type of feed value {value} with type {type(value)} is not compatible with "
+                    f"Tensor type {dt!s}. Try explicitly setting the type of the feed tensor to a "
+                    f"larger type (e.g. int64)."
+                )
         try:
             arr = np.asarray(value, dtype=dt.np_dtype)
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, OverflowError) as e:
             raise TypeError(
                 f"Cannot feed value {value!r} to Tensor '{output.name}' of dtype {dt.name}: {e}"
             ) from None
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and arr != value:
-            raise TypeError(
-                f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
-                f"type {dt!s}. Try explicitly setting the type of the feed tensor to a larger type "
-                f"(e.g. int64)."
-            )
     shape = output.shape
     dims = shape.dims
     if dims is not None:
@@ -76,8 +80,8 @@ def _feed_value(output: Output, value: Any) -> Any:
             d is not None and d != a for d, a in zip(dims, ashape)
         ):
             raise ValueError(
-                f"Cannot feed value of shape {ashape} for Tensor {output.name}, which has shape "
-                f"{shape}"
+                f"Cannot feed value of shape {ashape} for Tensor {output.name!r}, which has shape "
+                f"{str(shape)!r}"
             )
     return arr
 
@@ -113,9 +117,13 @@ class Session:
             out = sess.run({"y": y}, feed_dict={x: batch})
     """
 
-    def __init__(self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None):
+    def __init__(
+        self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None
+    ):
         if target not in ("", None):
-            raise errors.UnimplementedError(None, None, f"Remote session targets are not supported: {target!r}")
+            raise errors.UnimplementedError(
+                None, None, f"Remote session targets are not supported: {target!r}"
+            )
         self._graph = graph if graph is not None else get_default_graph()
         if not isinstance(self._graph, Graph):
             raise TypeError(f"graph must be a tm.Graph, got {type(self._graph).__name__}")
@@ -182,7 +190,9 @@ class Session:
         if type(fetches) is Output and fetches.op.graph is graph:
             outputs, targets, build = [fetches], (), None
         else:
-            if isinstance(fetches, (Operation, Output, str)) or hasattr(fetches, "_as_graph_element"):
+            if isinstance(fetches, (Operation, Output, str)) or hasattr(
+                fetches, "_as_graph_element"
+            ):
                 element = resolve_fetch(graph, fetches)
                 if isinstance(element, Operation):
                     outputs, targets, build = [], [element], _none
@@ -218,7 +228,9 @@ class Session:
             try:
                 element = self._graph.as_graph_element(key, allow_operation=False)
             except (KeyError, ValueError) as e:
-                raise ValueError(f"Cannot interpret feed_dict key {key!r} as a Tensor: {e}") from None
+                raise ValueError(
+                    f"Cannot interpret feed_dict key {key!r} as a Tensor: {e}"
+                ) from None
         elif isinstance(key, Output):
             element = key
         elif hasattr(key, "as_output"):
@@ -376,7 +388,9 @@ def _none(values):
 class InteractiveSession(Session):
     """A Session that installs itself as the default session on construction."""
 
-    def __init__(self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None):
+    def __init__(
+        self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None
+    ):
         super().__init__(target, graph, config)
         self._default_cm = context.default_session(self)
         self._default_cm.__enter__()
