@@ -91,7 +91,7 @@ def test_explicit_type_attr_must_match_the_inputs(graph):
 def test_type_not_allowed_by_the_attr(graph):
     s = tm.constant("a")
     with pytest.raises(TypeError) as info:
-        tm.raw_ops.Add(x=s, y=s)
+        tm.raw_ops.AddV2(x=s, y=s)  # (Add, as in TF, concatenates strings)
     assert "Value passed to parameter 'x' has DataType string not in list of allowed values" in (
         str(info.value)
     )
