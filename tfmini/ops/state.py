@@ -1,3 +1,766 @@
-"""(being written)"""
+"""Resource variable ops: handles, reads, assignments, sparse reads and scatter updates.
+
+A ``VarHandleOp`` outputs a :class:`ResourceHandle` (device, container, name,
+dtype, shape). The variable itself is a :class:`VariableResource` held by the
+session's resource manager of the handle's device, found by
+``(container, name)``; ``AssignVariableOp`` creates it.
+
+The rules every kernel here follows (and other families updating variables
+should follow, through :func:`lookup_variable` and :meth:`VariableResource.replace`):
+
+* Stored values are read-only arrays that nobody else can write; reads hand
+  out the stored array itself (``Session.run`` copies read-only arrays).
+* Updates never write in place: they compute a new array and swap it in while
+  holding the variable's lock, so a read-modify-write (``AssignAdd``) from
+  many threads loses nothing.
+* Every swap registers an undo with ``ctx.on_failure`` that puts the old value
+  back only if the variable still holds the value this run stored, so a failed
+  ``Session.run`` leaves variables as they were.
+
+Build time: when a resource input comes (directly, through ``Identity`` or a
+function capture) from a ``VarHandleOp``, the shape functions check dtypes and
+shapes against the handle's ``dtype``/``shape`` attrs with TensorFlow's
+messages, as TensorFlow does with its handle data.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from attrs import frozen
+
+from tfmini import errors
+from tfmini.core.devices import device_type_of
+from tfmini.core.dtypes import DType, as_dtype, tf_type_name
+from tfmini.core.graph import Output
+from tfmini.core.registry import RegisterGradient, no_gradient, register_op
+from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
+from tfmini.ops import shape_fns
+
+# TensorFlow's kernels for the arithmetic updates exist for the real numeric types only.
+NUMERIC_TYPES = "half, float, double, int8, int16, int32, int64, uint8"
+_NUMERIC = frozenset(as_dtype(t.strip()) for t in NUMERIC_TYPES.split(","))
+_INDEX_TYPES = "{int32, int64}"
+
+
+# ----------------------------------------------------------------------------------------
+# Values: the handle and the variable resource.
+
+
+@frozen(repr=False)
+class ResourceHandle:
+    """The value of a resource tensor: where a resource lives and what it holds.
+
+    Attributes:
+        device: The device whose resource manager holds the resource (``"/device:CPU:0"``).
+        container: The resource container (``""`` is the default, TF's ``localhost``).
+        name: The shared name the resource is found by.
+        dtype: The declared dtype of the variable.
+        shape: The declared (possibly partial) shape of the variable.
+    """
+
+    device: str
+    container: str
+    name: str
+    dtype: DType
+    shape: TensorShape
+
+    def __repr__(self) -> str:
+        return (
+            f"<tm.ResourceHandle '{_where(self)}' on {self.device or '?'} "
+            f"dtype={self.dtype.name} shape={self.shape}>"
+        )
+
+
+class VariableResource:
+    """The state of one resource variable: its value, dtype and lock.
+
+    ``value`` is None while the variable is uninitialized, else a read-only
+    NumPy array. Replace it only while holding ``lock``, with :meth:`replace`.
+    """
+
+    __slots__ = ("value", "dtype", "lock")
+
+    def __init__(self, dtype: DType):
+        self.value: np.ndarray | None = None
+        self.dtype = dtype
+        self.lock = threading.Lock()
+
+    @property
+    def is_initialized(self) -> bool:
+        return self.value is not None
+
+    def replace(self, ctx: Any, new: np.ndarray) -> None:
+        """Swaps in ``new`` (already frozen) and registers the undo with ``ctx``.
+
+        Call with ``lock`` held. The undo restores the old value only if the
+        variable still holds ``new`` (a later successful run's value is kept).
+        """
+        old = self.value
+        self.value = new
+
+        def undo() -> None:
+            with self.lock:
+                if self.value is new:
+                    self.value = old
+
+        ctx.on_failure(undo)
+
+    def __repr__(self) -> str:
+        state = "uninitialized" if self.value is None else f"shape={self.value.shape}"
+        return f"<VariableResource dtype={self.dtype.name} {state}>"
+
+
+def _where(handle: ResourceHandle) -> str:
+    return f"{handle.container or 'localhost'}/{handle.name}"
+
+
+def as_handle(value: Any) -> ResourceHandle:
+    """The ResourceHandle a kernel received (a 0-d object array holding one is accepted).
+
+    Raises:
+        InvalidArgumentError: ``value`` is not a resource handle.
+    """
+    if isinstance(value, ResourceHandle):
+        return value
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype == object:
+        return as_handle(value.item())
+    raise errors.InvalidArgumentError(
+        None, None, f"Expected a resource handle, got {type(value).__name__}: {value!r:.80}"
+    )
+
+
+def resource_manager_of(ctx: Any, handle: ResourceHandle) -> Any:
+    """The resource manager holding ``handle``'s resource: the one of the handle's device."""
+    if not handle.device or handle.device == ctx.device:
+        return ctx.resource_manager
+    dtype = device_type_of(handle.device)
+    if dtype == ctx.device_type:
+        return ctx.resource_manager
+    return ctx.resource_manager_for(dtype)
+
+
+def _not_a_variable(handle: ResourceHandle, res: Any) -> errors.OpError:
+    return errors.InvalidArgumentError(
+        None,
+        None,
+        f"Trying to access resource {_where(handle)} as a variable, but it holds a "
+        f"{type(res).__name__}",
+    )
+
+
+def lookup_variable(ctx: Any, handle: Any) -> VariableResource:
+    """The initialized variable ``handle`` names.
+
+    Raises:
+        NotFoundError: no such variable, or it is uninitialized (TensorFlow's
+            class for every access but ``ReadVariableOp``).
+        InvalidArgumentError: the resource there is not a variable.
+    """
+    handle = as_handle(handle)
+    res = resource_manager_of(ctx, handle).lookup(handle.container, handle.name)
+    if res is None or (isinstance(res, VariableResource) and res.value is None):
+        raise _missing(handle)
+    if not isinstance(res, VariableResource):
+        raise _not_a_variable(handle, res)
+    return res
+
+
+def _missing(handle: ResourceHandle) -> errors.OpError:
+    # TensorFlow: "Container localhost does not exist. (Could not find resource: localhost/w)"
+    return errors.NotFoundError(
+        None,
+        None,
+        f"Could not find resource: {_where(handle)} (variable {handle.name} is uninitialized "
+        f"or has been deleted)",
+    )
+
+
+def _owned_by_nobody_else(arr: np.ndarray) -> bool:
+    # Safe to share only if no array in the chain of views can be written through.
+    a = arr
+    while True:
+        if a.flags.writeable:
+            return False
+        base = a.base
+        if base is None or isinstance(base, bytes):
+            return True
+        if not isinstance(base, np.ndarray):
+            return False
+        a = base
+
+
+def freeze(value: Any, dtype: DType) -> np.ndarray:
+    """``value`` as a read-only array of ``dtype`` that nobody else can write.
+
+    A value someone may still write (writeable, or a view of a writeable
+    array) is copied first: the caller (a feed, a fetched result) may own it.
+    """
+    np_dtype = dtype.np_dtype
+    if (
+        isinstance(value, np.ndarray)
+        and value.dtype == np_dtype
+        and _owned_by_nobody_else(value)
+    ):
+        return value
+    arr = np.array(value, dtype=np_dtype, copy=True)
+    arr.flags.writeable = False
+    return arr
+
+
+# ----------------------------------------------------------------------------------------
+# Build-time knowledge of a handle (TensorFlow's handle data).
+
+
+def var_handle_source(output: Output):
+    """The ``VarHandleOp`` a resource Output comes from, or None when unknown.
+
+    Follows ``Identity`` ops and function captures, as TensorFlow propagates
+    its handle shape-and-type data.
+    """
+    for _ in range(64):
+        op = output.op
+        if op.type == "VarHandleOp":
+            return op
+        if op.type == "Identity" and op.inputs:
+            output = op.inputs[0]
+            continue
+        captures = getattr(op.graph, "captures", None)
+        if isinstance(captures, dict):
+            outer = next((o for o, inner in captures.items() if inner is output), None)
+            if outer is not None:
+                output = outer
+                continue
+        return None
+    return None
+
+
+def _handle_data(ic, key: int | str = 0) -> tuple[DType, TensorShape] | None:
+    op = var_handle_source(ic.input(key))
+    if op is None:
+        return None
+    return op.attrs["dtype"], op.attrs["shape"]
+
+
+def _check_read_dtype(handle_dtype: DType, dtype: DType) -> None:
+    if handle_dtype != dtype:
+        raise ValueError(
+            f"Trying to read variable with wrong dtype. Expected {tf_type_name(handle_dtype)} "
+            f"got {tf_type_name(dtype)}"
+        )
+
+
+def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
+    """TensorFlow's ``InferenceContext::Merge`` with its messages."""
+    if a.dims is None:
+        return b
+    if b.dims is None:
+        return a
+    if len(a.dims) != len(b.dims):
+        raise ValueError(f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}")
+    out = []
+    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(
+                f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                f"Shapes are {a.tf_str()} and {b.tf_str()}."
+            )
+        out.append(x if x is not None else y)
+    return TensorShape(out)
+
+
+def _with_rank_at_least(shape: TensorShape, rank: int) -> TensorShape:
+    return shape_fns.with_rank_at_least(shape, rank)
+
+
+# ----------------------------------------------------------------------------------------
+# VarHandleOp
+
+
+def _var_handle_shape(ic):
+    return [TensorShape(())]
+
+
+@register_op(
+    "VarHandleOp",
+    outputs=["resource: resource"],
+    attrs=[
+        "container: string = ''",
+        "shared_name: string = ''",
+        "debug_name: string = ''",
+        "dtype: type",
+        "shape: shape",
+        "allowed_devices: list(string) = []",
+    ],
+    shape_fn=_var_handle_shape,
+    stateful=True,
+)
+def var_handle_op(ctx, *, container, shared_name, dtype, shape, node):
+    """A handle to the variable named ``shared_name`` (the op's own name when empty)."""
+    return ResourceHandle(ctx.device, container, shared_name or node.name, dtype, shape)
+
+
+# ----------------------------------------------------------------------------------------
+# ReadVariableOp
+
+
+def _read_shape(ic):
+    data = _handle_data(ic)
+    if data is None:
+        return [unknown_shape()]
+    _check_read_dtype(data[0], ic.attrs["dtype"])
+    return [data[1]]
+
+
+@register_op(
+    "ReadVariableOp",
+    inputs=["resource: resource"],
+    outputs=["value: dtype"],
+    attrs=["dtype: type"],
+    shape_fn=_read_shape,
+    stateful=True,
+)
+def read_variable_op(ctx, resource, *, dtype):
+    """The variable's current value (the stored read-only array itself)."""
+    handle = as_handle(resource)
+    res = resource_manager_of(ctx, handle).lookup(handle.container, handle.name)
+    value = getattr(res, "value", None) if isinstance(res, VariableResource) else None
+    if value is None:
+        if res is not None and not isinstance(res, VariableResource):
+            raise _not_a_variable(handle, res)
+        where = handle.container or "localhost"
+        raise errors.FailedPreconditionError(
+            None,
+            None,
+            f"Could not find variable {handle.name}. This could mean that the variable has been "
+            f"deleted. In TF1, it can also mean the variable is uninitialized. Debug info: "
+            f"container={where}, status error message=Resource {where}/{handle.name} does not "
+            f"exist.",
+        )
+    if res.dtype != dtype:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Trying to read variable with wrong dtype. Expected {tf_type_name(dtype)} got "
+            f"{tf_type_name(res.dtype)}",
+        )
+    return value
+
+
+# ----------------------------------------------------------------------------------------
+# AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp
+
+
+def _assign_shape(ic):
+    data = _handle_data(ic)
+    if data is not None:
+        _check_read_dtype(data[0], ic.attrs["dtype"])
+        merge_shapes(data[1], ic.input_shape(1))
+    return []
+
+
+@register_op(
+    "AssignVariableOp",
+    inputs=["resource: resource", "value: dtype"],
+    attrs=["dtype: type", "validate_shape: bool = false"],
+    shape_fn=_assign_shape,
+    stateful=True,
+)
+def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
+    """Sets the variable to ``value``, creating the variable if it does not exist."""
+    handle = as_handle(resource)
+    res = resource_manager_of(ctx, handle).lookup_or_create(
+        handle.container, handle.name, lambda: VariableResource(dtype)
+    )
+    if not isinstance(res, VariableResource):
+        raise _not_a_variable(handle, res)
+    new = freeze(value, dtype)  # copied outside the lock: other runs keep reading meanwhile
+    with res.lock:
+        old = res.value
+        if old is not None:
+            if res.dtype != dtype:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Trying to assign variable with wrong dtype. Expected "
+                    f"{tf_type_name(res.dtype)} got {tf_type_name(dtype)}",
+                )
+            if validate_shape and old.shape != new.shape:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Trying to assign to variable with tensor with wrong shape. Expected "
+                    f"{dims_str(old.shape)} got {dims_str(new.shape)}",
+                )
+        else:
+            res.dtype = dtype  # an uninitialized variable takes the assigned dtype, as in TF
+        res.replace(ctx, new)
+
+
+def _update_kernel(op_type: str, ufunc: Callable) -> Callable:
+    def kernel(ctx, resource, value, *, dtype):
+        if dtype not in _NUMERIC:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"No OpKernel was registered to support Op '{op_type}' with dtype "
+                f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
+            )
+        res = lookup_variable(ctx, resource)
+        delta_shape = np.shape(value)
+        with res.lock:
+            old = res.value
+            if old is None:
+                raise _missing(as_handle(resource))
+            if res.dtype != dtype:
+                raise errors.InvalidArgumentError(
+                    None, None, "DType of variable handle and value does not match."
+                )
+            if old.shape != delta_shape:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Cannot update variable with shape {dims_str(old.shape)} using a Tensor "
+                    f"with shape {dims_str(delta_shape)}, shapes must be equal.",
+                )
+            new = np.empty_like(old)  # ufunc with out=: an array even at rank 0, exact dtype
+            ufunc(old, value, out=new)
+            new.flags.writeable = False
+            res.replace(ctx, new)
+
+    kernel.__name__ = f"{op_type}_kernel"
+    kernel.__doc__ = f"Atomically updates the variable with ``{ufunc.__name__}(value, delta)``."
+    return kernel
+
+
+register_op(
+    "AssignAddVariableOp",
+    inputs=["resource: resource", "value: dtype"],
+    attrs=["dtype: type"],
+    shape_fn=_assign_shape,
+    stateful=True,
+    doc="Adds ``value`` to the variable (an atomic read-modify-write).",
+)(_update_kernel("AssignAddVariableOp", np.add))
+
+register_op(
+    "AssignSubVariableOp",
+    inputs=["resource: resource", "value: dtype"],
+    attrs=["dtype: type"],
+    shape_fn=_assign_shape,
+    stateful=True,
+    doc="Subtracts ``value`` from the variable (an atomic read-modify-write).",
+)(_update_kernel("AssignSubVariableOp", np.subtract))
+
+
+# ----------------------------------------------------------------------------------------
+# VarIsInitializedOp, DestroyResourceOp, VariableShape
+
+
+@register_op(
+    "VarIsInitializedOp",
+    inputs=["resource: resource"],
+    outputs=["is_initialized: bool"],
+    shape_fn=shape_fns.scalar,
+    stateful=True,
+)
+def var_is_initialized_op(ctx, resource):
+    """True when the variable exists and holds a value."""
+    handle = as_handle(resource)
+    res = resource_manager_of(ctx, handle).lookup(handle.container, handle.name)
+    return np.bool_(isinstance(res, VariableResource) and res.value is not None)
+
+
+@register_op(
+    "DestroyResourceOp",
+    inputs=["resource: resource"],
+    attrs=["ignore_lookup_error: bool = true"],
+    shape_fn=shape_fns.no_outputs,
+    stateful=True,
+)
+def destroy_resource_op(ctx, resource, *, ignore_lookup_error):
+    """Deletes the resource the handle names (a failed run puts it back)."""
+    handle = as_handle(resource)
+    manager = resource_manager_of(ctx, handle)
+    res = manager.lookup(handle.container, handle.name)
+    if res is None:
+        if ignore_lookup_error:
+            return
+        raise errors.NotFoundError(
+            None, None, f"Resource {_where(handle)} does not exist (Could not find resource)."
+        )
+    try:
+        manager.delete(handle.container, handle.name)
+    except errors.NotFoundError:  # deleted by a concurrent run meanwhile
+        if ignore_lookup_error:
+            return
+        raise
+
+    def undo() -> None:
+        if manager.lookup(handle.container, handle.name) is None:
+            try:
+                manager.create(handle.container, handle.name, res)
+            except errors.AlreadyExistsError:
+                pass
+
+    ctx.on_failure(undo)
+
+
+def _variable_shape_shape(ic):
+    data = _handle_data(ic)
+    if data is None or data[1].dims is None:
+        return [unknown_shape(1)]
+    return [TensorShape((len(data[1].dims),))]
+
+
+@register_op(
+    "VariableShape",
+    inputs=["input: resource"],
+    outputs=["output: out_type"],
+    attrs=["out_type: {int32, int64} = DT_INT32"],
+    shape_fn=_variable_shape_shape,
+    stateful=True,
+)
+def variable_shape_op(ctx, input, *, out_type):
+    """The shape of the variable's current value."""
+    res = lookup_variable(ctx, input)
+    return np.array(res.value.shape, dtype=out_type.np_dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# ResourceGather
+
+
+def _gather_shape(ic):
+    batch_dims = ic.attrs["batch_dims"]
+    if batch_dims < 0:
+        raise ValueError(f"batch_dims is negative ({batch_dims})")
+    data = _handle_data(ic)
+    indices = _with_rank_at_least(ic.input_shape(1), batch_dims)
+    if data is None:
+        return [unknown_shape()]
+    _check_read_dtype(data[0], ic.attrs["dtype"])
+    params = _with_rank_at_least(data[1], batch_dims + 1)
+    if params.dims is None or indices.dims is None:
+        return [unknown_shape()]
+    return [TensorShape(params.dims[:batch_dims] + indices.dims[batch_dims:]
+                        + params.dims[batch_dims + 1:])]
+
+
+def _index_str(shape: tuple, flat: int) -> str:
+    # TensorFlow's SliceDebugString: "[1,1]" for a position in a rank-2 index array.
+    if not shape:
+        return ""
+    return "[" + ",".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]"
+
+
+def check_indices(indices: np.ndarray, limit: int, name: str = "indices") -> None:
+    """Raises TensorFlow's InvalidArgumentError for the first index outside ``[0, limit)``."""
+    bad = (indices < 0) | (indices >= limit)
+    if bad.any():
+        flat = int(np.flatnonzero(bad)[0]) if bad.ndim else 0
+        value = indices.reshape(-1)[flat]
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"{name}{_index_str(indices.shape, flat)} = {int(value)} is not in [0, {limit})",
+        )
+
+
+@register_op(
+    "ResourceGather",
+    inputs=["resource: resource", "indices: Tindices"],
+    outputs=["output: dtype"],
+    attrs=[
+        "batch_dims: int = 0",
+        "validate_indices: bool = true",
+        "dtype: type",
+        f"Tindices: {_INDEX_TYPES}",
+    ],
+    shape_fn=_gather_shape,
+    stateful=True,
+)
+def resource_gather(ctx, resource, indices, *, batch_dims, dtype):
+    """Rows of the variable: ``params[indices]`` along axis ``batch_dims``."""
+    res = lookup_variable(ctx, resource)
+    params = res.value
+    if res.dtype != dtype:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Trying to read variable with wrong dtype. Expected {tf_type_name(dtype)} got "
+            f"{tf_type_name(res.dtype)}",
+        )
+    if params.ndim < 1:
+        raise errors.InvalidArgumentError(None, None, "params must be at least 1 dimensional")
+    idx = np.asarray(indices)
+    if batch_dims < 0:
+        raise errors.InvalidArgumentError(None, None, f"batch_dims is negative ({batch_dims})")
+    if batch_dims == 0:
+        check_indices(idx, params.shape[0])
+        return np.take(params, idx, axis=0)
+    if batch_dims > idx.ndim:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"batch_dims ({batch_dims}) must be less than or equal to rank(indices) "
+            f"({idx.ndim})",
+        )
+    if batch_dims >= params.ndim:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"batch_dims ({batch_dims}) must be less than rank(params) ({params.ndim})",
+        )
+    for i in range(batch_dims):
+        if params.shape[i] != idx.shape[i]:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: "
+                f"{idx.shape[i]}",
+            )
+    check_indices(idx, params.shape[batch_dims])
+    batch = params.shape[:batch_dims]
+    n = int(np.prod(batch))
+    p = params.reshape((n,) + params.shape[batch_dims:])
+    i = idx.reshape((n,) + idx.shape[batch_dims:])
+    rows = np.arange(n).reshape((n,) + (1,) * (i.ndim - 1))
+    out = p[rows, i]
+    return out.reshape(batch + idx.shape[batch_dims:] + params.shape[batch_dims + 1:])
+
+
+# ----------------------------------------------------------------------------------------
+# ResourceScatterAdd and its siblings
+
+
+def _scatter_shape(ic):
+    data = _handle_data(ic)
+    if data is not None:
+        var = _with_rank_at_least(data[1], 1)
+        indices = ic.input_shape(1)
+        updates = ic.input_shape(2)
+        if updates.dims is None or len(updates.dims) != 0:
+            merge_shapes(updates, indices.concatenate(var[1:]))
+    return []
+
+
+def _scatter_kernel(op_type: str, apply: Callable, numeric: bool) -> Callable:
+    def kernel(ctx, resource, indices, updates, *, dtype):
+        if numeric and dtype not in _NUMERIC:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"No OpKernel was registered to support Op '{op_type}' with dtype "
+                f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
+            )
+        res = lookup_variable(ctx, resource)
+        idx = np.asarray(indices)
+        upd = np.asarray(updates)
+        with res.lock:
+            params = res.value
+            if params is None:
+                raise _missing(as_handle(resource))
+            if res.dtype != dtype:
+                raise errors.InvalidArgumentError(
+                    None, None, "DType of scatter resource and updates does not match."
+                )
+            shapes = (
+                f"got updates.shape {dims_str(upd.shape)}, indices.shape {dims_str(idx.shape)}, "
+                f"params.shape {dims_str(params.shape)}"
+            )
+            if upd.ndim != 0 and upd.ndim != idx.ndim + params.ndim - 1:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    "Must have updates.shape = indices.shape + params.shape[1:] or "
+                    f"updates.shape = [], {shapes}",
+                )
+            if params.ndim < 1:
+                raise errors.InvalidArgumentError(
+                    None, None, f"params must be at least 1 dimensional, {shapes}"
+                )
+            if idx.size == 0:
+                return  # nothing to update: the variable keeps its very array
+            if upd.ndim:
+                if upd.shape[: idx.ndim] != idx.shape:
+                    raise errors.InvalidArgumentError(
+                        None,
+                        None,
+                        f"The shape of indices ({dims_str(idx.shape)}) must be a prefix of the "
+                        f"shape of updates ({dims_str(upd.shape)})",
+                    )
+                if upd.shape[idx.ndim:] != params.shape[1:]:
+                    raise errors.InvalidArgumentError(
+                        None,
+                        None,
+                        "Must have updates.shape = indices.shape + params.shape[1:] or "
+                        f"updates.shape = [], {shapes}",
+                    )
+            check_indices(idx, params.shape[0])
+            new = params.copy()
+            apply(new, idx, upd)
+            new.flags.writeable = False
+            res.replace(ctx, new)
+
+    kernel.__name__ = f"{op_type}_kernel"
+    return kernel
+
+
+def _scatter_update(params: np.ndarray, idx: np.ndarray, upd: np.ndarray) -> None:
+    params[idx] = upd  # duplicates: the last update wins (TensorFlow leaves the order unspecified)
+
+
+_SCATTER_OPS = (
+    ("ResourceScatterAdd", np.add.at, True, "Adds sparse updates; duplicate indices accumulate."),
+    ("ResourceScatterSub", np.subtract.at, True,
+     "Subtracts sparse updates; duplicate indices accumulate."),
+    ("ResourceScatterMul", np.multiply.at, True,
+     "Multiplies by sparse updates; duplicate indices accumulate."),
+    ("ResourceScatterDiv", np.divide.at, True,
+     "Divides by sparse updates; duplicate indices accumulate."),
+    ("ResourceScatterMin", np.minimum.at, True, "Element-wise minimum with sparse updates."),
+    ("ResourceScatterMax", np.maximum.at, True, "Element-wise maximum with sparse updates."),
+)
+
+for _type, _apply, _numeric, _doc in _SCATTER_OPS:
+    register_op(
+        _type,
+        inputs=["resource: resource", "indices: Tindices", "updates: dtype"],
+        attrs=[f"dtype: {{{NUMERIC_TYPES}}}", f"Tindices: {_INDEX_TYPES}"],
+        shape_fn=_scatter_shape,
+        stateful=True,
+        doc=_doc,
+    )(_scatter_kernel(_type, _apply, _numeric))
+
+register_op(
+    "ResourceScatterUpdate",
+    inputs=["resource: resource", "indices: Tindices", "updates: dtype"],
+    attrs=["dtype: type", f"Tindices: {_INDEX_TYPES}"],
+    shape_fn=_scatter_shape,
+    stateful=True,
+    doc="Sets rows of the variable to sparse updates.",
+)(_scatter_kernel("ResourceScatterUpdate", _scatter_update, False))
+
+
+# ----------------------------------------------------------------------------------------
+# Gradients. A read passes its gradient to the handle, as TensorFlow's _ReadGrad; what
+# changes state has no gradient.
+
+
+@RegisterGradient("ReadVariableOp")
+def _read_grad(op, grad):
+    return [grad]
+
+
+for _type in (
+    "VarHandleOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+    "VarIsInitializedOp", "DestroyResourceOp", "VariableShape", "ResourceScatterUpdate",
+    *(t for t, *_ in _SCATTER_OPS),
+):
+    no_gradient(_type)
+
 
 __all__: list[str] = []

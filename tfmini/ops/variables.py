@@ -1,3 +1,1461 @@
-"""(being written)"""
+"""The Variable API as ``tf.compat.v1`` with resource variables, collections and initializers.
 
-__all__: list[str] = []
+A :class:`Variable` is a ``VarHandleOp`` plus the ops TensorFlow builds
+around it, named as TensorFlow names them::
+
+    w/Initializer/initial_value   Const (or the user's tensor)
+    w                             VarHandleOp, shared_name "w"
+    w/IsInitialized/VarIsInitializedOp
+    w/Assign                      AssignVariableOp: the initializer
+    w/Read/ReadVariableOp         the graph element (what fetching ``w`` returns)
+
+A Variable is usable wherever a tensor is: a conversion function builds a
+fresh ``ReadVariableOp`` in the ambient scope (so a read made under
+``tm.control_dependencies`` waits for those ops), or returns the handle when
+an op asks for a ``resource`` input.
+
+Also here: ``GraphKeys`` and the collection functions, the initializer
+functions (``global_variables_initializer``...), TF1's ``variable_scope`` /
+``get_variable``, and the initializer classes (``zeros_initializer``...).
+Random initializers draw their values with NumPy when the graph is built
+(a seeded initializer gives the same values every time; TensorFlow's own
+random streams are not reproduced).
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import math
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from attrs import evolve
+
+from tfmini.core import context
+from tfmini.core.builder import build_op
+from tfmini.core.convert import convert_to_tensor, register_tensor_conversion_function
+from tfmini.core.dtypes import DType, as_dtype, float32, resource
+from tfmini.core.function import root_graph
+from tfmini.core.graph import VALID_OP_NAME_REGEX, Graph, Operation, Output
+from tfmini.core.scope import Scope, current_scope, get_default_graph, name_scope, scope_context
+from tfmini.core.shapes import TensorShape, as_shape
+from tfmini.ops.array import constant
+
+# ----------------------------------------------------------------------------------------
+# Collections
+
+
+class GraphKeys:
+    """Standard names of graph collections (``tf.compat.v1.GraphKeys``)."""
+
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = "variables"  # the deprecated alias
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+
+    _VARIABLE_COLLECTIONS = (
+        "variables", "local_variables", "metric_variables", "model_variables",
+        "trainable_variables", "moving_average_variables", "concatenated_variables",
+        "trainable_resource_variables",
+    )
+
+
+def add_to_collection(name: str, value: Any) -> None:
+    """Adds ``value`` to the collection ``name`` of the default graph."""
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names: str | Iterable[str], value: Any) -> None:
+    """Adds ``value`` to each collection in ``names`` of the default graph."""
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key: str, scope: str | None = None) -> list:
+    """A copy of the default graph's collection ``key``.
+
+    Args:
+        key: The collection name.
+        scope: If given, keep only items whose ``name`` matches this regular
+            expression at the start (``re.match``).
+    """
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key: str) -> list:
+    """The default graph's collection ``key`` itself (a list that may be modified)."""
+    return get_default_graph().get_collection_ref(key)
+
+
+def global_variables(scope: str | None = None) -> list:
+    """The variables of ``GraphKeys.GLOBAL_VARIABLES``, filtered by ``scope`` if given."""
+    return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope: str | None = None) -> list:
+    """The variables of ``GraphKeys.TRAINABLE_VARIABLES``, filtered by ``scope`` if given."""
+    return get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope: str | None = None) -> list:
+    """The variables of ``GraphKeys.LOCAL_VARIABLES``, filtered by ``scope`` if given."""
+    return get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope: str | None = None) -> list:
+    """The variables of ``GraphKeys.MODEL_VARIABLES``, filtered by ``scope`` if given."""
+    return get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope: str | None = None) -> list:
+    """The variables of ``GraphKeys.MOVING_AVERAGE_VARIABLES``."""
+    return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is synchronised (accepted and recorded; tfmini has one copy)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How updates of a distributed variable are combined (accepted and recorded)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+# ----------------------------------------------------------------------------------------
+# Scopes the Variable API builds in
+
+
+def _init_scope() -> Scope:
+    """TF's ``init_scope``: the current scope without control dependencies, lifted out of
+    function graphs, so creating a variable never depends on what happens to surround it."""
+    cur = current_scope()
+    graph = root_graph(cur.graph)
+    if graph is not cur.graph:
+        return Scope(graph)
+    return evolve(cur, control_dependencies=(), op_name=None)
+
+
+def _check_name(name: Any) -> str:
+    if not isinstance(name, str) or not VALID_OP_NAME_REGEX.match(name):
+        raise ValueError(
+            f"'{name}' is not a valid root scope name. A root scope name has to match the "
+            f"following pattern: {VALID_OP_NAME_REGEX.pattern}"
+        )
+    return name
+
+
+def _dims_text(shape: TensorShape) -> str:
+    return "None" if shape.dims is None else str(list(shape.dims))
+
+
+def _exact_sub_scope(scope: Scope, base: str) -> Scope:
+    """The scope ``<prefix>/<base>`` (made unique) *without* reserving the name, so that an
+    op built next with ``name=base`` in ``scope`` gets exactly that name (TensorFlow names
+    such ops after their name scope: ``w`` in ``w/...``, ``Gather`` in ``Gather/indices``)."""
+    full = f"{scope.name_prefix}/{base}" if scope.name_prefix else base
+    unique = scope.graph.unique_name(full, mark_as_used=False)
+    return evolve(scope, name_prefix=unique, op_name=None)
+
+
+# ----------------------------------------------------------------------------------------
+# Variable
+
+
+class Variable:
+    """A resource variable (``tf.compat.v1.Variable`` with ``use_resource=True``).
+
+    Example::
+
+        w = tm.Variable(np.zeros(3, np.float32), name="w")
+        inc = w.assign_add([1.0, 1.0, 1.0])
+        with tm.Session() as sess:
+            sess.run(w.initializer)
+            sess.run(inc)                  # array([1., 1., 1.], dtype=float32)
+            sess.run(w * 2)                # a Variable works wherever a tensor does
+
+    Args:
+        initial_value: A tensor, a value convertible to one, or a callable of
+            no arguments returning one (called inside ``<name>/Initializer``).
+        trainable: Also add the variable to ``TRAINABLE_VARIABLES`` (default True).
+        collections: Collections to add the variable to (default
+            ``[GraphKeys.GLOBAL_VARIABLES]``).
+        validate_shape: Assignments must keep the shape (when it is fully known).
+        caching_device: Accepted for compatibility; tfmini reads in place.
+        name: The variable's name (default ``"Variable"``), made unique.
+        variable_def: A dict from :meth:`to_proto`: re-creates the Python
+            object for a variable already in the graph (e.g. after
+            ``tm.import_graph_def``).
+        dtype: If given, the initial value is converted to it.
+        import_scope: With ``variable_def``: the name scope it was imported under.
+        constraint: A function applied by optimizers after an update.
+        use_resource: Accepted; tfmini variables are always resource variables.
+        synchronization, aggregation: Accepted and recorded.
+        shape: The variable's shape if not the initial value's (may be partial,
+            e.g. ``[None]`` to allow assignments of any length).
+
+    Raises:
+        ValueError: no ``initial_value``; an invalid name; ``shape`` incompatible
+            with the initial value; a non-callable ``constraint``.
+        TypeError: the initial value cannot be converted to ``dtype``.
+    """
+
+    # NumPy must hand binary operators back to us instead of broadcasting over an object.
+    __array_priority__ = 100
+    __array_ufunc__ = None
+
+    def __init__(
+        self,
+        initial_value: Any = None,
+        trainable: bool | None = None,
+        collections: Iterable[str] | None = None,
+        validate_shape: bool = True,
+        caching_device: str | None = None,
+        name: str | None = None,
+        variable_def: dict | None = None,
+        dtype: Any = None,
+        import_scope: str | None = None,
+        constraint: Callable | None = None,
+        use_resource: bool | None = None,
+        synchronization: VariableSynchronization | None = None,
+        aggregation: VariableAggregation | None = None,
+        shape: Any = None,
+    ):
+        del use_resource  # every tfmini variable is a resource variable
+        self._caching_device = caching_device
+        self._synchronization = synchronization or VariableSynchronization.AUTO
+        self._aggregation = aggregation or VariableAggregation.NONE
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
+        self._init_from_args(
+            initial_value, trainable, collections, validate_shape, name, dtype, constraint, shape
+        )
+
+    def _init_from_args(self, initial_value, trainable, collections, validate_shape, name,
+                        dtype, constraint, shape) -> None:
+        if initial_value is None:
+            raise ValueError(
+                "The `initial_value` arg to `tf.Variable` must be specified except when you are "
+                "not providing a `variable_def`. You provided neither."
+            )
+        if constraint is not None and not callable(constraint):
+            raise ValueError(
+                f"The `constraint` argument must be a callable. Received: {constraint!r}"
+            )
+        if trainable is None:
+            trainable = self._synchronization is not VariableSynchronization.ON_READ
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if isinstance(collections, str) or not isinstance(collections, (list, tuple, set)):
+            raise ValueError(
+                f"collections argument to Variable constructor must be a list, tuple, or set. "
+                f"Got {collections!r} of type {type(collections)}"
+            )
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        want = as_dtype(dtype) if dtype is not None else None
+
+        outer = _init_scope()
+        graph = outer.graph
+        base = _check_name(name if name is not None else "Variable")
+        with graph._lock:  # the chosen name must stay free until the handle takes it
+            vscope = _exact_sub_scope(outer, base)
+            var_name = vscope.name_prefix
+            # The initial value is built without the ambient device, as TensorFlow does.
+            init_scope = evolve(vscope, device="").with_sub_scope("Initializer")
+            with scope_context(init_scope):
+                value = initial_value() if callable(initial_value) else initial_value
+                if isinstance(value, Variable):
+                    value = value.value()
+                initial = convert_to_tensor(value, dtype=want, name="initial_value")
+            var_shape = initial.shape
+            if shape is not None:
+                var_shape = as_shape(shape)
+                if not initial.shape.is_compatible_with(var_shape):
+                    raise ValueError(
+                        f"In this `tf.Variable` creation, the initial value's shape "
+                        f"({initial.shape}) is not compatible with the explicitly supplied "
+                        f"`shape` argument ({_dims_text(var_shape)})."
+                    )
+            handle_op = build_op(
+                outer,
+                "VarHandleOp",
+                [],
+                {
+                    "dtype": initial.dtype,
+                    "shape": var_shape,
+                    "shared_name": var_name,
+                    "container": "",
+                    "debug_name": var_name + "/",
+                },
+                name=base,
+            )
+        if handle_op.name != var_name:  # only if the initial value function took our name
+            raise ValueError(
+                f"Variable name '{var_name}' was taken while building its initial value "
+                f"(the handle became '{handle_op.name}'); pick another name."
+            )
+        self._handle = handle_op.outputs[0]
+        self._dtype = initial.dtype
+        self._shape = var_shape
+        self._validate_shape = validate_shape
+        self._trainable = bool(trainable)
+        self._constraint = constraint
+        self._initial_value = initial
+        self._is_initialized_op = build_op(
+            vscope.with_sub_scope("IsInitialized"), "VarIsInitializedOp", [self._handle]
+        ).outputs[0]
+        self._initializer_op = build_op(
+            vscope, "AssignVariableOp", [self._handle, initial], {"validate_shape": False},
+            name="Assign",
+        )
+        self._graph_element = build_op(
+            vscope.with_sub_scope("Read"), "ReadVariableOp", [self._handle],
+            {"dtype": self._dtype},
+        ).outputs[0]
+        graph.add_to_collections(collections, self)
+
+    def _init_from_proto(self, variable_def: dict, import_scope: str | None) -> None:
+        graph = get_default_graph()
+
+        def full(name: str) -> str:
+            return f"{import_scope}/{name}" if import_scope else name
+
+        self._handle = graph.as_graph_element(full(variable_def["variable_name"]))
+        handle_op = self._handle.op
+        self._dtype = handle_op.attrs["dtype"]
+        self._shape = handle_op.attrs["shape"]
+        self._validate_shape = True
+        self._trainable = bool(variable_def.get("trainable", True))
+        self._constraint = None
+        self._initializer_op = graph.as_graph_element(full(variable_def["initializer_name"]))
+        init_name = variable_def.get("initial_value_name")
+        self._initial_value = graph.as_graph_element(full(init_name)) if init_name else None
+        self._graph_element = graph.as_graph_element(full(variable_def["snapshot_name"]))
+        self._is_initialized_op = None
+
+    def to_proto(self, export_scope: str | None = None) -> dict:
+        """A plain description (TensorFlow's VariableDef fields) for :meth:`from_proto`."""
+
+        def strip(name: str) -> str:
+            if export_scope and name.startswith(export_scope + "/"):
+                return name[len(export_scope) + 1:]
+            return name
+
+        initial = self._initial_value
+        return {
+            "variable_name": strip(self._handle.name),
+            "initial_value_name": strip(initial.name) if initial is not None else None,
+            "initializer_name": strip(self._initializer_op.name),
+            "snapshot_name": strip(self._graph_element.name),
+            "trainable": self._trainable,
+            "is_resource": True,
+        }
+
+    @staticmethod
+    def from_proto(variable_def: dict, import_scope: str | None = None) -> Variable:
+        """The Variable that ``variable_def`` (from :meth:`to_proto`) describes in the
+        default graph."""
+        return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def handle(self) -> Output:
+        """The ``resource`` Output of the ``VarHandleOp``."""
+        return self._handle
+
+    @property
+    def op(self) -> Operation:
+        """The ``VarHandleOp`` operation."""
+        return self._handle.op
+
+    @property
+    def name(self) -> str:
+        """The variable's name as TensorFlow spells it: ``"w:0"``."""
+        return self._handle.name
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        """The variable's (static) shape."""
+        return self._shape
+
+    @property
+    def initializer(self) -> Operation:
+        """The ``AssignVariableOp`` that sets the initial value."""
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Output:
+        """The tensor the initializer assigns."""
+        return self._initial_value
+
+    @property
+    def graph(self) -> Graph:
+        return self._handle.graph
+
+    @property
+    def device(self) -> str:
+        return self._handle.op.device
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self) -> Callable | None:
+        return self._constraint
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        return self._aggregation
+
+    @property
+    def _shared_name(self) -> str:
+        return self._handle.op.attrs["shared_name"]
+
+    def _as_graph_element(self) -> Output:
+        """What fetching (or feeding) the variable means: its ``<name>/Read`` value."""
+        return self._graph_element
+
+    def __repr__(self) -> str:
+        return f"<tm.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    # -- reading ----------------------------------------------------------------------------
+    def _build_scope(self) -> Scope:
+        # The ambient scope when it is this variable's graph (or a function inside it, which
+        # captures the handle); otherwise this variable's graph, as TF's _handle_graph.
+        cur = current_scope()
+        g = self._handle.graph
+        if cur.graph is g or g._is_ancestor_of(cur.graph):
+            return cur
+        return Scope(g)
+
+    def _read(self, scope: Scope, name: str | None = None) -> Output:
+        return build_op(scope, "ReadVariableOp", [self._handle], {"dtype": self._dtype},
+                        name=name).outputs[0]
+
+    def value(self) -> Output:
+        """A new ``ReadVariableOp`` of the variable in the current scope."""
+        return self._read(self._build_scope())
+
+    def read_value(self) -> Output:
+        """The variable's value: ``Read/ReadVariableOp`` followed by an ``Identity``."""
+        scope = self._build_scope()
+        read = self._read(scope.with_sub_scope("Read"))
+        return build_op(scope, "Identity", [read]).outputs[0]
+
+    def eval(self, session: Any = None) -> np.ndarray:
+        """The variable's value in ``session`` (default: the default session)."""
+        return self._graph_element.eval(session=session)
+
+    def initialized_value(self) -> Output:
+        """The value, or the initial value while the variable is uninitialized (needs ``tm.cond``).
+
+        Raises:
+            NotImplementedError: ``tm.cond`` is not available.
+        """
+        from tfmini.ops import control_flow  # local: control_flow may build on variables
+
+        cond = getattr(control_flow, "cond", None)
+        if cond is None:
+            raise NotImplementedError("initialized_value() needs tm.cond")
+        with scope_context(_init_scope()):
+            return cond(is_variable_initialized(self), self.read_value,
+                        lambda: self._initial_value)
+
+    def sparse_read(self, indices: Any, name: str | None = None) -> Output:
+        """``ResourceGather``: the rows ``indices`` of the variable."""
+        scope = self._build_scope()
+        base = name if name is not None else "Gather"
+        sub = _exact_sub_scope(scope, base)
+        if not isinstance(indices, Output) and not hasattr(indices, "as_output"):
+            with scope_context(sub):
+                indices = convert_to_tensor(indices, name="indices")
+        return build_op(scope, "ResourceGather", [self._handle, indices],
+                        {"dtype": self._dtype}, name=base).outputs[0]
+
+    gather = sparse_read
+
+    # -- writing ----------------------------------------------------------------------------
+    def _lazy_read(self, op: Operation) -> _UnreadVariable:
+        return _UnreadVariable(self, op)
+
+    def _convert(self, scope: Scope, value: Any) -> Output:
+        with scope_context(scope):
+            return convert_to_tensor(value, dtype=self._dtype)
+
+    def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
+               read_value: bool = True):
+        """Sets the variable to ``value``.
+
+        Returns:
+            With ``read_value``, a variable-like object reading the new value
+            (its ``op`` is the assignment); else the ``AssignVariableOp``.
+
+        Raises:
+            ValueError: ``value``'s shape is incompatible with the variable's, or its dtype
+                differs.
+        """
+        del use_locking  # assignments are always atomic
+        scope = self._build_scope()
+        value = self._convert(scope, value)
+        if not self._shape.is_compatible_with(value.shape):
+            raise ValueError(
+                f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable "
+                f"shape {self._shape}, and the assigned value shape {value.shape} are "
+                f"incompatible."
+            )
+        validate = self._validate_shape and self._shape.is_fully_defined()
+        op = build_op(scope, "AssignVariableOp", [self._handle, value],
+                      {"validate_shape": validate}, name=name)
+        return self._lazy_read(op) if read_value else op
+
+    def _update(self, op_type: str, delta: Any, name: str | None, read_value: bool):
+        scope = self._build_scope()
+        op = build_op(scope, op_type, [self._handle, self._convert(scope, delta)], name=name)
+        return self._lazy_read(op) if read_value else op
+
+    def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True):
+        """Adds ``delta`` (same shape) to the variable, atomically (``AssignAddVariableOp``)."""
+        del use_locking
+        return self._update("AssignAddVariableOp", delta, name, read_value)
+
+    def assign_sub(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True):
+        """Subtracts ``delta`` (same shape) from the variable (``AssignSubVariableOp``)."""
+        del use_locking
+        return self._update("AssignSubVariableOp", delta, name, read_value)
+
+    def _scatter(self, op_type: str, sparse_delta: Any, name: str | None):
+        if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        scope = self._build_scope()
+        values = self._convert(scope, sparse_delta.values)
+        op = build_op(scope, op_type, [self._handle, sparse_delta.indices, values], name=name)
+        return self._lazy_read(op)
+
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
+        """Adds ``sparse_delta.values`` to the rows ``sparse_delta.indices``; duplicates add up.
+
+        ``sparse_delta`` is an IndexedSlices or any object with ``indices`` and ``values``.
+
+        Raises:
+            TypeError: ``sparse_delta`` has no ``indices``/``values``.
+        """
+        del use_locking
+        return self._scatter("ResourceScatterAdd", sparse_delta, name)
+
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
+        """Subtracts ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
+        del use_locking
+        return self._scatter("ResourceScatterSub", sparse_delta, name)
+
+    def scatter_mul(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
+        """Multiplies the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
+        del use_locking
+        return self._scatter("ResourceScatterMul", sparse_delta, name)
+
+    def scatter_div(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
+        """Divides the rows ``sparse_delta.indices`` by ``sparse_delta.values``."""
+        del use_locking
+        return self._scatter("ResourceScatterDiv", sparse_delta, name)
+
+    def scatter_min(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
+        """Element-wise minimum of the rows ``sparse_delta.indices`` and the values."""
+        del use_locking
+        return self._scatter("ResourceScatterMin", sparse_delta, name)
+
+    def scatter_max(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None):
+        """Element-wise maximum of the rows ``sparse_delta.indices`` and the values."""
+        del use_locking
+        return self._scatter("ResourceScatterMax", sparse_delta, name)
+
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False,
+                       name: str | None = None):
+        """Sets the rows ``sparse_delta.indices`` to ``sparse_delta.values``."""
+        del use_locking
+        return self._scatter("ResourceScatterUpdate", sparse_delta, name)
+
+    def load(self, value: Any, session: Any = None) -> None:
+        """Sets the variable to ``value`` in ``session`` by running the initializer with
+        its initial value fed (builds nothing).
+
+        Raises:
+            ValueError: no session given and none is the default.
+        """
+        session = session or context.get_default_session()
+        if session is None:
+            raise ValueError(
+                "Either session argument should be provided or default session should be "
+                "established"
+            )
+        session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    # -- Python protocol --------------------------------------------------------------------
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "Using a `tm.Variable` as a Python `bool` is not allowed in graph mode. "
+            "Use `tm.cond` to execute subgraphs conditioned on the value of a tensor."
+        )
+
+    def __iter__(self):
+        raise TypeError(f"Variable {self.name} is not iterable in graph mode.")
+
+    def __len__(self) -> int:
+        raise TypeError(f"len is not well defined for symbolic Variables ({self.name}).")
+
+
+def _delegate(dunder: str):
+    def method(self, *args):
+        return getattr(self.value(), dunder)(*args)
+
+    method.__name__ = dunder
+    method.__doc__ = f"``{dunder}`` of a fresh read of the variable."
+    return method
+
+
+for _dunder in (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+    "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
+    "__invert__", "__getitem__",
+):
+    setattr(Variable, _dunder, _delegate(_dunder))
+
+
+class _UnreadVariable(Variable):
+    """What ``assign*``/``scatter_*`` return: the variable, read after the update ran.
+
+    Its ``op`` and ``name`` are the update's; every read it builds has a control
+    dependency on the update (TensorFlow's ``_UnreadVariable``).
+    """
+
+    def __init__(self, variable: Variable, parent_op: Operation):  # noqa: D107
+        self._parent_op = parent_op
+        self._variable = variable
+        self._handle = variable._handle
+        self._dtype = variable._dtype
+        self._shape = variable._shape
+        self._validate_shape = variable._validate_shape
+        self._trainable = variable._trainable
+        self._constraint = variable._constraint
+        self._caching_device = variable._caching_device
+        self._synchronization = variable._synchronization
+        self._aggregation = variable._aggregation
+        self._initial_value = variable._initial_value
+        self._initializer_op = variable._initializer_op
+        self._is_initialized_op = None
+        self._graph_element = self.value()
+
+    @property
+    def name(self) -> str:
+        return self._parent_op.name
+
+    @property
+    def op(self) -> Operation:
+        return self._parent_op
+
+    def _build_scope(self) -> Scope:
+        return super()._build_scope().with_control_dependencies([self._parent_op])
+
+
+def _dense_var_to_tensor(var: Variable, dtype: Any = None, name: str | None = None,
+                         as_ref: bool = False) -> Output:
+    """The conversion function: a fresh read, or the handle when a ``resource`` is asked for."""
+    del name  # reads are named ReadVariableOp, as in TensorFlow
+    if as_ref or dtype == resource:
+        return var.handle
+    if dtype is not None and as_dtype(dtype) != var.dtype:
+        raise ValueError(
+            f"Incompatible type conversion requested to type '{as_dtype(dtype).name}' for "
+            f"variable of type '{var.dtype.name}' (Variable: {var!r})"
+        )
+    return var.value()
+
+
+register_tensor_conversion_function(Variable, _dense_var_to_tensor)
+
+
+# ----------------------------------------------------------------------------------------
+# Initializing
+
+
+def is_variable_initialized(variable: Variable) -> Output:
+    """A bool tensor: whether ``variable`` is initialized (``VarIsInitializedOp``)."""
+    return build_op(variable._build_scope(), "VarIsInitializedOp", [variable.handle]).outputs[0]
+
+
+def variables_initializer(var_list: Iterable[Variable], name: str = "init") -> Operation:
+    """One op that runs the initializers of ``var_list``: a ``NoOp`` with a control input on
+    each (``tm.group`` semantics; a plain NoOp for an empty list)."""
+    inits = [v.initializer for v in var_list]
+    scope = current_scope()
+    if inits:
+        scope = scope.with_control_dependencies(inits)
+    return build_op(scope, "NoOp", [], name=name)
+
+
+def global_variables_initializer() -> Operation:
+    """The op initializing every variable of ``GraphKeys.GLOBAL_VARIABLES`` (named ``init``)."""
+    return variables_initializer(global_variables())
+
+
+def local_variables_initializer() -> Operation:
+    """The op initializing every variable of ``GraphKeys.LOCAL_VARIABLES`` (named ``init``)."""
+    return variables_initializer(local_variables())
+
+
+# ----------------------------------------------------------------------------------------
+# Initializers (tf.compat.v1's classes). Each builds its value as a Const named as
+# TensorFlow names the op producing it ("zeros", "ones", "Const", "random_uniform", ...).
+
+
+def _shape_list(shape: Any) -> list[int]:
+    s = as_shape(shape)
+    if not s.is_fully_defined():
+        raise ValueError(f"Initializers need a fully defined shape, got {s}")
+    return list(s.dims)
+
+
+class Initializer:
+    """Base of the initializer classes: ``init(shape, dtype=None, partition_info=None)``."""
+
+    dtype: DType = float32
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict) -> Initializer:
+        return cls(**config)
+
+    def _dtype(self, dtype: Any) -> DType:
+        return as_dtype(dtype) if dtype is not None else self.dtype
+
+
+class Zeros(Initializer):
+    """Initializes to zeros (``tm.zeros_initializer()``)."""
+
+    def __init__(self, dtype: Any = float32):
+        self.dtype = as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        return constant(np.zeros(_shape_list(shape), dt.np_dtype), dt, name="zeros")
+
+    def get_config(self) -> dict:
+        return {"dtype": self.dtype.name}
+
+
+class Ones(Initializer):
+    """Initializes to ones (``tm.ones_initializer()``)."""
+
+    def __init__(self, dtype: Any = float32):
+        self.dtype = as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        return constant(np.ones(_shape_list(shape), dt.np_dtype), dt, name="ones")
+
+    def get_config(self) -> dict:
+        return {"dtype": self.dtype.name}
+
+
+class Constant(Initializer):
+    """Initializes to ``value`` (a scalar is broadcast; ``tm.constant_initializer(v)``)."""
+
+    def __init__(self, value: Any = 0, dtype: Any = float32, verify_shape: bool = False):
+        self.value = value
+        self.dtype = as_dtype(dtype)
+        self._verify_shape = verify_shape
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None,
+                 verify_shape: bool | None = None) -> Output:
+        verify = self._verify_shape if verify_shape is None else verify_shape
+        return constant(self.value, self._dtype(dtype), shape=_shape_list(shape), name="Const",
+                        verify_shape=verify)
+
+    def get_config(self) -> dict:
+        return {"value": self.value, "dtype": self.dtype.name, "verify_shape": self._verify_shape}
+
+
+def _rng(seed: int | None) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+class RandomNormal(Initializer):
+    """Normal values (drawn when the graph is built; same values for the same seed)."""
+
+    def __init__(self, mean: float = 0.0, stddev: float = 1.0, seed: int | None = None,
+                 dtype: Any = float32):
+        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        values = _rng(self.seed).normal(self.mean, self.stddev, _shape_list(shape))
+        return constant(values.astype(dt.np_dtype), dt, name="random_normal")
+
+    def get_config(self) -> dict:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
+                "dtype": self.dtype.name}
+
+
+def _truncated_normal(rng: np.random.Generator, mean: float, stddev: float,
+                      shape: list[int]) -> np.ndarray:
+    # Redraw values more than two standard deviations out, as TensorFlow's TruncatedNormal.
+    out = rng.standard_normal(shape)
+    bad = np.abs(out) > 2.0
+    while bad.any():
+        out[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2.0
+    return mean + stddev * out
+
+
+class TruncatedNormal(RandomNormal):
+    """Normal values within two standard deviations of the mean."""
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        values = _truncated_normal(_rng(self.seed), self.mean, self.stddev, _shape_list(shape))
+        return constant(values.astype(dt.np_dtype), dt, name="truncated_normal")
+
+
+class RandomUniform(Initializer):
+    """Uniform values in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
+
+    def __init__(self, minval: float = 0, maxval: float | None = None, seed: int | None = None,
+                 dtype: Any = float32):
+        self.minval, self.maxval, self.seed, self.dtype = minval, maxval, seed, as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        dims = _shape_list(shape)
+        if dt.is_integer:
+            if self.maxval is None:
+                raise ValueError(f"Must specify maxval for integer dtype {dt!r}")
+            values = _rng(self.seed).integers(self.minval, self.maxval, dims)
+        else:
+            hi = 1.0 if self.maxval is None else self.maxval
+            values = _rng(self.seed).uniform(self.minval, hi, dims)
+        return constant(values.astype(dt.np_dtype), dt, name="random_uniform")
+
+    def get_config(self) -> dict:
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed,
+                "dtype": self.dtype.name}
+
+
+def _fans(shape: list[int]) -> tuple[float, float]:
+    if not shape:
+        return 1.0, 1.0
+    if len(shape) == 1:
+        return float(shape[0]), float(shape[0])
+    receptive = math.prod(shape[:-2]) if len(shape) > 2 else 1
+    return float(shape[-2] * receptive), float(shape[-1] * receptive)
+
+
+class VarianceScaling(Initializer):
+    """Values scaled to the shape's fans (TensorFlow's VarianceScaling; Glorot/He are cases)."""
+
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
+                 distribution: str = "truncated_normal", seed: int | None = None,
+                 dtype: Any = float32):
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be a positive float. Received: {scale}")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Invalid `mode` argument: {mode}")
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"Invalid `distribution` argument: {distribution}")
+        self.scale, self.mode, self.distribution = scale, mode, distribution
+        self.seed, self.dtype = seed, as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        dims = _shape_list(shape)
+        fan_in, fan_out = _fans(dims)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        scale = self.scale / max(1.0, n)
+        rng = _rng(self.seed)
+        if self.distribution == "uniform":
+            limit = math.sqrt(3.0 * scale)
+            values, op_name = rng.uniform(-limit, limit, dims), "random_uniform"
+        elif self.distribution == "truncated_normal":
+            stddev = math.sqrt(scale) / 0.87962566103423978  # std of a N(0,1) cut at +-2
+            values, op_name = _truncated_normal(rng, 0.0, stddev, dims), "truncated_normal"
+        else:
+            values, op_name = rng.normal(0.0, math.sqrt(scale), dims), "random_normal"
+        return constant(values.astype(dt.np_dtype), dt, name=op_name)
+
+    def get_config(self) -> dict:
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed, "dtype": self.dtype.name}
+
+
+class GlorotUniform(VarianceScaling):
+    """Glorot/Xavier uniform: limit ``sqrt(6 / (fan_in + fan_out))``."""
+
+    def __init__(self, seed: int | None = None, dtype: Any = float32):
+        super().__init__(1.0, "fan_avg", "uniform", seed, dtype)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed, "dtype": self.dtype.name}
+
+
+class GlorotNormal(VarianceScaling):
+    """Glorot/Xavier truncated normal: stddev ``sqrt(2 / (fan_in + fan_out))``."""
+
+    def __init__(self, seed: int | None = None, dtype: Any = float32):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed, "dtype": self.dtype.name}
+
+
+zeros_initializer = Zeros
+ones_initializer = Ones
+constant_initializer = Constant
+random_normal_initializer = RandomNormal
+truncated_normal_initializer = TruncatedNormal
+random_uniform_initializer = RandomUniform
+variance_scaling_initializer = VarianceScaling
+glorot_uniform_initializer = GlorotUniform
+glorot_normal_initializer = GlorotNormal
+
+
+def _call_initializer(init: Callable, shape: list[int], dtype: DType) -> Any:
+    # Keras-style initializers take no partition_info; TF1's do.
+    try:
+        params = inspect.signature(init).parameters
+    except (TypeError, ValueError):
+        params = {}
+    takes = "partition_info" in params or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()
+    )
+    if takes:
+        return init(shape, dtype=dtype, partition_info=None)
+    return init(shape, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# TF1 variable scopes and get_variable
+
+
+class _ReuseMode(enum.Enum):
+    AUTO_REUSE = 1
+
+
+AUTO_REUSE = _ReuseMode.AUTO_REUSE
+
+
+class VariableScope:
+    """A variable scope: the name prefix, reuse mode and defaults of ``get_variable``.
+
+    Attributes:
+        name: The scope's full name (``"outer/inner"``; ``""`` at the root).
+        reuse: None/False (create only), True (reuse only) or ``tm.AUTO_REUSE``.
+        original_name_scope: The name scope opened when the scope was first entered.
+        initializer, dtype, regularizer, constraint, caching_device: Defaults for
+            ``get_variable`` inside the scope.
+    """
+
+    def __init__(self, reuse: Any = None, name: str = "", initializer: Any = None,
+                 regularizer: Callable | None = None, caching_device: str | None = None,
+                 dtype: Any = None, original_name_scope: str = "",
+                 constraint: Callable | None = None, custom_getter: Callable | None = None):
+        self.reuse = reuse
+        self.name = name
+        self.initializer = initializer
+        self.regularizer = regularizer
+        self.caching_device = caching_device
+        self.dtype = as_dtype(dtype) if dtype is not None else None
+        self.original_name_scope = original_name_scope
+        self.constraint = constraint
+        self.custom_getter = custom_getter
+
+    def reuse_variables(self) -> None:
+        """Makes ``get_variable`` in this scope reuse existing variables."""
+        self.reuse = True
+
+    def set_initializer(self, initializer: Any) -> None:
+        self.initializer = initializer
+
+    def set_dtype(self, dtype: Any) -> None:
+        self.dtype = as_dtype(dtype)
+
+    def get_variable(self, name: str, *args, **kwargs) -> Variable:
+        """``get_variable`` as if called inside this scope."""
+        with variable_scope(self):
+            return get_variable(name, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<tm.VariableScope '{self.name}' reuse={self.reuse}>"
+
+
+class _GraphVarState:
+    """The variables ``get_variable`` made in one graph, and its variable-scope counts."""
+
+    def __init__(self):
+        self.variables: dict[str, Variable] = {}
+        self.scope_counts: dict[str, int] = {}
+        self.lock = threading.RLock()
+
+
+_graph_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_graph_states_lock = threading.Lock()
+_local = threading.local()
+
+
+def _graph_state(graph: Graph) -> _GraphVarState:
+    with _graph_states_lock:
+        state = _graph_states.get(graph)
+        if state is None:
+            state = _graph_states[graph] = _GraphVarState()
+        return state
+
+
+def _scope_stack() -> list[tuple[Graph, VariableScope]]:
+    stack = getattr(_local, "variable_scopes", None)
+    if stack is None:
+        stack = _local.variable_scopes = []
+    return stack
+
+
+def get_variable_scope() -> VariableScope:
+    """The current variable scope of the default graph (the root scope if none is open)."""
+    graph = root_graph(get_default_graph())
+    for g, vs in reversed(_scope_stack()):
+        if g is graph:
+            return vs
+    return VariableScope()
+
+
+class variable_scope:  # noqa: N801  (TensorFlow's spelling: a class used as a function)
+    """TF1 ``tf.compat.v1.variable_scope``: a name prefix and reuse mode for ``get_variable``.
+
+    Example::
+
+        with tm.variable_scope("layer", reuse=tm.AUTO_REUSE):
+            w = tm.get_variable("w", shape=[3], initializer=tm.zeros_initializer())
+
+    Args:
+        name_or_scope: A name (relative to the current variable scope) or a
+            VariableScope to re-enter.
+        default_name: Used (made unique) when ``name_or_scope`` is None.
+        values: Accepted for TensorFlow compatibility.
+        initializer, regularizer, caching_device, dtype, constraint: Defaults for
+            ``get_variable`` inside.
+        partitioner: Not supported (must be None).
+        custom_getter: ``fn(getter, name, *args, **kwargs)`` wrapping variable creation.
+        reuse: True, ``tm.AUTO_REUSE``, or None/False to inherit (a scope inside a
+            reusing scope reuses too).
+        use_resource: Accepted; variables are always resource variables.
+        auxiliary_name_scope: Also open a name scope for the ops built inside.
+
+    Raises:
+        TypeError: neither ``name_or_scope`` nor ``default_name``.
+    """
+
+    def __init__(self, name_or_scope: Any, default_name: str | None = None, values: Any = None,
+                 initializer: Any = None, regularizer: Callable | None = None,
+                 caching_device: str | None = None, partitioner: Any = None,
+                 custom_getter: Callable | None = None, reuse: Any = None, dtype: Any = None,
+                 use_resource: bool | None = None, constraint: Callable | None = None,
+                 auxiliary_name_scope: bool = True):
+        del values, use_resource
+        if name_or_scope is None and default_name is None:
+            raise TypeError("If default_name is None then name_or_scope is required")
+        if partitioner is not None:
+            raise NotImplementedError("Partitioned variables are not supported by tfmini")
+        if not (reuse is None or isinstance(reuse, bool) or reuse is AUTO_REUSE):
+            raise ValueError("The reuse parameter must be True or False or None.")
+        self._name_or_scope = name_or_scope
+        self._default_name = default_name
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._caching_device = caching_device
+        self._custom_getter = custom_getter
+        self._reuse = reuse
+        self._dtype = dtype
+        self._constraint = constraint
+        self._auxiliary_name_scope = auxiliary_name_scope
+        self._exits: list[Callable[[], None]] = []
+
+    def __enter__(self) -> VariableScope:
+        parent = get_variable_scope()
+        graph = root_graph(get_default_graph())
+        src = self._name_or_scope
+        if isinstance(src, VariableScope):
+            name = src.name
+            name_scope_name = src.original_name_scope or (name + "/" if name else "")
+            inherited = src
+        else:
+            if src is None:
+                relative = self._unique_default_name(graph, parent)
+            elif isinstance(src, str):
+                relative = src
+            else:
+                raise TypeError(
+                    f"VariableScope: name_or_scope must be a string or VariableScope, got {src!r}"
+                )
+            name = f"{parent.name}/{relative}" if parent.name else relative
+            name_scope_name = relative
+            inherited = parent
+        # True and AUTO_REUSE are inherited by inner scopes; None/False keep what is inherited.
+        reuse = self._reuse if self._reuse is True or self._reuse is AUTO_REUSE else None
+        if reuse is None:
+            reuse = inherited.reuse
+        if reuse is None or reuse is False:
+            reuse = parent.reuse
+        state = _graph_state(graph)
+        with state.lock:
+            state.scope_counts[name] = state.scope_counts.get(name, 0) + 1
+
+        opened = ""
+        if self._auxiliary_name_scope and name_scope_name:
+            cm = name_scope(name_scope_name)
+            opened = cm.__enter__()
+            self._exits.append(lambda: cm.__exit__(None, None, None))
+        vs = VariableScope(
+            reuse=reuse,
+            name=name,
+            initializer=self._initializer if self._initializer is not None else (
+                inherited.initializer),
+            regularizer=self._regularizer if self._regularizer is not None else (
+                inherited.regularizer),
+            caching_device=self._caching_device or inherited.caching_device,
+            dtype=self._dtype if self._dtype is not None else inherited.dtype,
+            original_name_scope=(
+                src.original_name_scope if isinstance(src, VariableScope) else opened
+            ),
+            constraint=self._constraint if self._constraint is not None else (
+                inherited.constraint),
+            custom_getter=self._custom_getter or inherited.custom_getter,
+        )
+        stack = _scope_stack()
+        stack.append((graph, vs))
+        self._exits.append(lambda: stack.remove((graph, vs)))
+        return vs
+
+    def _unique_default_name(self, graph: Graph, parent: VariableScope) -> str:
+        # TensorFlow's _get_unique_variable_scope: "dense", "dense_1", ...
+        counts = _graph_state(graph).scope_counts
+        prefix = self._default_name
+        full = f"{parent.name}/{prefix}" if parent.name else prefix
+        if counts.get(full, 0) == 0:
+            return prefix
+        idx = 1
+        while counts.get(f"{full}_{idx}", 0) > 0:
+            idx += 1
+        return f"{prefix}_{idx}"
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        while self._exits:
+            self._exits.pop()()
+
+
+def get_variable(
+    name: str,
+    shape: Any = None,
+    dtype: Any = None,
+    initializer: Any = None,
+    regularizer: Callable | None = None,
+    trainable: bool | None = None,
+    collections: Iterable[str] | None = None,
+    caching_device: str | None = None,
+    partitioner: Any = None,
+    validate_shape: bool = True,
+    use_resource: bool | None = None,
+    custom_getter: Callable | None = None,
+    constraint: Callable | None = None,
+    synchronization: VariableSynchronization | None = None,
+    aggregation: VariableAggregation | None = None,
+) -> Variable:
+    """TF1 ``tf.compat.v1.get_variable``: the variable ``<scope>/<name>``, created or reused.
+
+    Args:
+        name: The name within the current variable scope.
+        shape: Required unless ``initializer`` is a value (then it must be None).
+        dtype: Default: the scope's dtype, else float32.
+        initializer: A value or tensor, an initializer object or class, or a
+            callable ``(shape, dtype=...)``; default: the scope's, else
+            ``glorot_uniform_initializer`` for floats and zeros for ints and bools.
+        regularizer: ``fn(variable) -> loss`` added to ``REGULARIZATION_LOSSES``.
+        trainable, collections, caching_device, validate_shape, constraint,
+        synchronization, aggregation: As for :class:`Variable`.
+        partitioner: Not supported (must be None).
+        use_resource: Accepted; variables are always resource variables.
+        custom_getter: ``fn(getter, name, *args, **kwargs)`` wrapping creation.
+
+    Raises:
+        ValueError: the variable exists and the scope does not reuse (TensorFlow's
+            "Variable w already exists, disallowed..."), or it does not exist and the
+            scope reuses; shape or dtype differ from the existing variable's; no shape for
+            a new variable; a shape given with a value initializer.
+    """
+    del use_resource
+    if partitioner is not None:
+        raise NotImplementedError("Partitioned variables are not supported by tfmini")
+    vs = get_variable_scope()
+    full = f"{vs.name}/{name}" if vs.name else name
+    kwargs = dict(
+        shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+        trainable=trainable, collections=collections, caching_device=caching_device,
+        validate_shape=validate_shape, constraint=constraint,
+        synchronization=synchronization, aggregation=aggregation,
+    )
+    getters = [g for g in (vs.custom_getter, custom_getter) if g is not None]
+
+    def true_getter(name: str, *args, **kw) -> Variable:
+        return _get_single_variable(name, vs, **kw)
+
+    getter = true_getter
+    for custom in getters:
+        getter = _wrap_getter(custom, getter)
+    return getter(full, **kwargs)
+
+
+def _wrap_getter(custom: Callable, inner: Callable) -> Callable:
+    def getter(name: str, *args, **kwargs):
+        return custom(inner, name, *args, **kwargs)
+
+    return getter
+
+
+def _get_single_variable(full: str, vs: VariableScope, *, shape, dtype, initializer, regularizer,
+                         trainable, collections, caching_device, validate_shape, constraint,
+                         synchronization, aggregation) -> Variable:
+    graph = root_graph(get_default_graph())
+    state = _graph_state(graph)
+    dt = as_dtype(dtype) if dtype is not None else (vs.dtype or float32)
+    if initializer is None:
+        initializer = vs.initializer
+    if inspect.isclass(initializer):
+        initializer = initializer(dtype=dt)
+    from_value = initializer is not None and not callable(initializer)
+    with state.lock:
+        existing = state.variables.get(full)
+        if existing is not None:
+            if vs.reuse is None or vs.reuse is False:
+                raise ValueError(
+                    f"Variable {full} already exists, disallowed. Did you mean to set "
+                    f"reuse=True or reuse=tf.AUTO_REUSE in VarScope?"
+                )
+            if shape is not None and not as_shape(shape).is_compatible_with(existing.shape):
+                raise ValueError(
+                    f"Trying to share variable {full}, but specified shape {as_shape(shape)} "
+                    f"and found shape {existing.shape}."
+                )
+            if not from_value and dt != existing.dtype:
+                raise ValueError(
+                    f"Trying to share variable {full}, but specified dtype {dt.name} and found "
+                    f"dtype {existing.dtype.name}."
+                )
+            return existing
+        if vs.reuse is True:
+            raise ValueError(
+                f"Variable {full} does not exist, or was not created with tf.get_variable(). "
+                f"Did you mean to set reuse=tf.AUTO_REUSE in VarScope?"
+            )
+        if from_value:
+            if shape is not None:
+                raise ValueError("If initializer is a constant, do not specify shape.")
+            init_val: Any = initializer
+            var_dtype = as_dtype(dtype) if dtype is not None else None
+        else:
+            if shape is None:
+                raise ValueError(
+                    f"Variable {full} did not get an initializer, so its `shape` argument must "
+                    f"be specified." if initializer is None else
+                    f"Shape of a new variable ({full}) must be fully defined, but instead was "
+                    f"{as_shape(shape)}."
+                )
+            var_shape = as_shape(shape)
+            if not var_shape.is_fully_defined():
+                raise ValueError(
+                    f"Shape of a new variable ({full}) must be fully defined, but instead was "
+                    f"{var_shape}."
+                )
+            if initializer is None:
+                if dt.is_floating:
+                    initializer = GlorotUniform()
+                elif dt.is_integer or dt.is_bool:
+                    initializer = Zeros()
+                else:
+                    raise ValueError(
+                        f"An initializer for variable {full} of {dt.name} is required"
+                    )
+            dims = list(var_shape.dims)
+            init_fn = initializer
+
+            def init_val():
+                return _call_initializer(init_fn, dims, dt)
+
+            var_dtype = dt
+        # Variable names come from the variable scope, not the name scope (TF's
+        # get_variable builds from the root name scope).
+        with scope_context(evolve(_init_scope(), name_prefix="")):
+            v = Variable(
+                initial_value=init_val, trainable=trainable, collections=collections,
+                validate_shape=validate_shape, caching_device=caching_device or vs.caching_device,
+                name=full, dtype=var_dtype, constraint=constraint or vs.constraint,
+                synchronization=synchronization, aggregation=aggregation,
+            )
+        state.variables[full] = v
+    regularizer = regularizer or vs.regularizer
+    if regularizer is not None:
+        with name_scope(f"{full}/Regularizer/"):
+            loss = regularizer(v)
+        if loss is not None:
+            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+    return v
+
+
+# ----------------------------------------------------------------------------------------
+# TF1 state functions: tm.assign(ref, value) and friends
+
+
+def assign(ref: Variable, value: Any, validate_shape: bool | None = None,
+           use_locking: bool | None = None, name: str | None = None):
+    """``tf.compat.v1.assign``: ``ref.assign(value)``."""
+    del validate_shape
+    return ref.assign(value, use_locking=use_locking, name=name)
+
+
+def assign_add(ref: Variable, value: Any, use_locking: bool | None = None,
+               name: str | None = None):
+    """``tf.compat.v1.assign_add``: ``ref.assign_add(value)``."""
+    return ref.assign_add(value, use_locking=use_locking, name=name)
+
+
+def assign_sub(ref: Variable, value: Any, use_locking: bool | None = None,
+               name: str | None = None):
+    """``tf.compat.v1.assign_sub``: ``ref.assign_sub(value)``."""
+    return ref.assign_sub(value, use_locking=use_locking, name=name)
+
+
+class _Slices:
+    def __init__(self, indices: Any, values: Any):
+        self.indices, self.values = indices, values
+
+
+def scatter_add(ref: Variable, indices: Any, updates: Any, use_locking: bool = False,
+                name: str | None = None):
+    """``tf.compat.v1.scatter_add``: adds ``updates`` to the rows ``indices`` of ``ref``."""
+    return ref.scatter_add(_Slices(indices, updates), use_locking=use_locking, name=name)
+
+
+def scatter_sub(ref: Variable, indices: Any, updates: Any, use_locking: bool = False,
+                name: str | None = None):
+    """``tf.compat.v1.scatter_sub``: subtracts ``updates`` from the rows ``indices``."""
+    return ref.scatter_sub(_Slices(indices, updates), use_locking=use_locking, name=name)
+
+
+def scatter_update(ref: Variable, indices: Any, updates: Any, use_locking: bool = False,
+                   name: str | None = None):
+    """``tf.compat.v1.scatter_update``: sets the rows ``indices`` of ``ref`` to ``updates``."""
+    return ref.scatter_update(_Slices(indices, updates), use_locking=use_locking, name=name)
+
+
+__all__ = [
+    "AUTO_REUSE",
+    "GraphKeys",
+    "Variable",
+    "VariableAggregation",
+    "VariableScope",
+    "VariableSynchronization",
+    "add_to_collection",
+    "add_to_collections",
+    "assign",
+    "assign_add",
+    "assign_sub",
+    "constant_initializer",
+    "get_collection",
+    "get_collection_ref",
+    "get_variable",
+    "get_variable_scope",
+    "global_variables",
+    "global_variables_initializer",
+    "glorot_normal_initializer",
+    "glorot_uniform_initializer",
+    "is_variable_initialized",
+    "local_variables",
+    "local_variables_initializer",
+    "model_variables",
+    "moving_average_variables",
+    "ones_initializer",
+    "random_normal_initializer",
+    "random_uniform_initializer",
+    "scatter_add",
+    "scatter_sub",
+    "scatter_update",
+    "trainable_variables",
+    "truncated_normal_initializer",
+    "variable_scope",
+    "variables_initializer",
+    "variance_scaling_initializer",
+    "zeros_initializer",
+]
