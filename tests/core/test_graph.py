@@ -132,6 +132,15 @@ def test_trailing_slash_in_op_name_means_that_exact_name(graph, ab):
     assert _add(*ab, name="exact").op.name == "exact_1"
 
 
+def test_name_from_a_name_scope_names_the_op_exactly(graph, ab):
+    # TensorFlow's idiom: `with tf.name_scope("blk") as scope: ... tf.identity(y, name=scope)`.
+    with tm.name_scope("blk") as scope:
+        inner = _add(*ab)
+        out = tm.identity(inner, name=scope)
+    assert inner.op.name == "blk/Add"
+    assert out.op.name == "blk"
+
+
 @pytest.mark.parametrize("bad", ["-x", "a b", "_x", "", "x:0", "ü"])
 def test_invalid_op_names_quote_the_name_and_the_pattern(graph, bad):
     with pytest.raises(ValueError) as info:
@@ -193,6 +202,12 @@ def test_as_graph_element(graph, ab):
     assert graph.as_graph_element(a.op) is a.op
     with pytest.raises(ValueError, match="looks like an Operation name"):
         graph.as_graph_element("a", allow_operation=False)
+    with pytest.raises(ValueError, match="'a:0' appears to refer to a Tensor, not a Operation"):
+        graph.as_graph_element("a:0", allow_tensor=False)
+    with pytest.raises(TypeError, match="Can not convert a Tensor into a Operation"):
+        graph.as_graph_element(a, allow_tensor=False)
+    with pytest.raises(TypeError, match="Can not convert a Operation into a Tensor"):
+        graph.as_graph_element(a.op, allow_operation=False)
     with pytest.raises(TypeError, match="Can not convert a int into a graph element"):
         graph.as_graph_element(3)
     other = tm.Graph()

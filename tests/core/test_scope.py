@@ -184,6 +184,17 @@ def test_control_dependencies_accumulate_and_none_clears(graph):
     assert tm.constant(0.0).op.control_inputs == ()
 
 
+def test_control_dependency_from_another_graph_is_refused(graph):
+    with tm.Graph().as_default():
+        far = tm.no_op(name="far")
+    # Silently dropping it would let the op run unordered.
+    with pytest.raises(ValueError, match="Control dependency far is not an element of this graph"):
+        with tm.control_dependencies([far]):
+            pass
+    with pytest.raises(ValueError, match="not an element of this graph"):
+        tm.Scope(graph).with_control_dependencies([far])
+
+
 @pytest.mark.parametrize(
     "outer, inner, merged",
     [

@@ -454,6 +454,22 @@ def test_cycle_is_reported_and_the_session_survives(graph):
         assert sess.run(b, {a: 3.0}) == np.float32(3.0)  # feeding a breaks the cycle
 
 
+def test_cycle_message_follows_the_edges_and_is_deterministic(graph):
+    x = tm.placeholder(tm.float32, name="x")
+    a = tm.identity(x, name="a")
+    b = tm.identity(a, name="b")
+    c = tm.identity(b, name="c")
+    a.op._add_control_input(c.op)
+    messages = set()
+    for _ in range(3):
+        with tm.Session(graph=graph) as sess:
+            with pytest.raises(tm.errors.InvalidArgumentError) as info:
+                sess.run(c, {x: 1.0})
+        messages.add(str(info.value))
+    (msg,) = messages
+    assert "(3 nodes): b -> c -> a -> b" in msg
+
+
 def test_failed_run_rolls_back_state(graph):
     x = tm.placeholder(tm.float32, name="x")
     bumped = tm.raw_ops.SessTestBump(x=x, name="bump")

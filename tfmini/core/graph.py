@@ -391,10 +391,19 @@ class Graph:
         if isinstance(obj, str):
             if ":" in obj and allow_tensor:
                 return self.get_tensor_by_name(obj)
+            if ":" in obj:
+                raise ValueError(
+                    f"The name {obj!r} appears to refer to a Tensor, not a Operation."
+                )
             if allow_operation:
                 return self.get_operation_by_name(obj)
             return self.get_tensor_by_name(obj)
         if isinstance(obj, (Output, Operation)):
+            allowed = allow_tensor if isinstance(obj, Output) else allow_operation
+            if not allowed:
+                want = "Tensor" if allow_tensor else "Operation"
+                kind = "Tensor" if isinstance(obj, Output) else "Operation"
+                raise TypeError(f"Can not convert a {kind} into a {want}.")
             if obj.graph is not self:
                 raise ValueError(f"{obj!r} is not an element of this graph.")
             return obj

@@ -80,6 +80,13 @@ class Scope:
     def with_control_dependencies(self, ops: Iterable[Any]) -> Scope:
         """A scope whose ops also wait for ``ops`` (Operations or Outputs)."""
         extra = [_as_control_op(o) for o in ops]
+        for op in extra:
+            # Dropping it silently would let the op run unordered; an enclosing graph's op is
+            # fine (a function body inherits its caller's dependencies).
+            if op.graph is not self.graph and not op.graph._is_ancestor_of(self.graph):
+                raise ValueError(
+                    f"Control dependency {op.name} is not an element of this graph."
+                )
         merged = list(self.control_dependencies)
         for op in extra:
             if op not in merged:

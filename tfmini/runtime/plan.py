@@ -100,7 +100,8 @@ def _find_cycle(ops: set[Operation], feeds: set[Output]) -> list[Operation]:
             if c in ops:
                 yield c
 
-    for start in ops:
+    # Creation order makes the reported cycle the same on every run.
+    for start in sorted(ops, key=lambda op: op._id):
         if start in color:
             continue
         work = [(start, iter(preds(start)))]
@@ -188,12 +189,16 @@ class Plan:
                 if indegree[s] == 0:
                     heapq.heappush(heap, (s._id, s))
         if len(order) != len(ops):
-            cycle = _find_cycle(ops - set(order), feed_set)
+            # _find_cycle walks against the edges; reversed, the arrows follow the data.
+            cycle = _find_cycle(ops - set(order), feed_set)[::-1]
             names = " -> ".join(op.name for op in cycle + cycle[:1])
             first = cycle[0] if cycle else None
             where = f" (defined at {first.defined_at})" if first is not None else ""
             raise errors.InvalidArgumentError(
-                None, first, f"Graph contains a cycle and cannot be executed: {names}{where}"
+                None,
+                first,
+                f"Graph contains a cycle and cannot be executed ({len(cycle)} nodes): "
+                f"{names}{where}",
             )
         return order
 
