@@ -8,24 +8,8 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tfmini.core import registry
+from tests.conftest import load_golden
 from tfmini.core.function import FuncGraph
-
-# The math family lands in parallel; until Less exists the loops compare with this test op.
-if registry.lookup("Less") is None and registry.lookup("CfTestLess") is None:
-    tm.register_op("CfTestLess", inputs=["x: T", "y: T"], outputs=["z: bool"],
-                   attrs=["T: type"], shape_fn=lambda ic: [ic.input_shape(0)])(np.less)
-
-
-def less(x, y):
-    op = "Less" if registry.lookup("Less") is not None else "CfTestLess"
-    return getattr(tm.raw_ops, op)(x=x, y=y)
-
-
-needs_logical_and = pytest.mark.skipif(
-    registry.lookup("Less") is None or registry.lookup("LogicalAnd") is None,
-    reason="maximum_iterations builds Less and LogicalAnd (math family)",
-)
 
 
 def variable(value, name):
@@ -344,7 +328,7 @@ def test_raw_if_with_a_mismatched_function_is_an_invalid_argument(graph):
 
 def test_raw_while_with_resource_and_no_output_shapes(graph):
     spec = [(tm.int32, []), (tm.float32, [2])]
-    cond_fn = make_function(graph, "c", spec, lambda i, v: [less(i, 4)])
+    cond_fn = make_function(graph, "c", spec, lambda i, v: [tm.less(i, 4)])
     body_fn = make_function(graph, "b", spec, lambda i, v: [i + 1, v + v])
     i, v = tm.raw_ops.StatelessWhile(input=[np.int32(0), np.ones(2, np.float32)],
                                      cond=cond_fn, body=body_fn)
@@ -354,14 +338,14 @@ def test_raw_while_with_resource_and_no_output_shapes(graph):
     assert iv == 4 and vv.tolist() == [16.0, 16.0]
 
 
-def test_a_string_pred_of_a_resource_type_cannot_be_a_boolean(graph):
+def test_a_resource_pred_cannot_be_a_boolean(graph):
     handle, _, _ = variable(0.0, "h")
     spec = [(tm.float32, [])]
     fn = make_function(graph, "f", spec, lambda a: [a])
     out = tm.raw_ops.If(cond=handle, input=[np.float32(1.0)], Tout=[tm.float32],
                         then_branch=fn, else_branch=fn)
     with tm.Session() as sess:
-        with pytest.raises(tm.errors.InvalidArgumentError, match="cannot be converted to a "
+        with pytest.raises(tm.errors.InvalidArgumentError, match="resource cannot be converted to a "
                            "boolean"):
             sess.run(out)
 
@@ -374,7 +358,7 @@ def test_while_loop_layout_with_captures(graph):
     c = tm.constant(2.0, name="c")
     d = tm.constant(0.5, name="d")
     i0, v0 = tm.constant(0, name="i0"), tm.constant(1.0, name="v0")
-    i, v = tm.while_loop(lambda i, v: less(v, d + 50.0),
+    i, v = tm.while_loop(lambda i, v: tm.less(v, d + 50.0),
                          lambda i, v: (i + 1, v + v + c), [i0, v0])
     op = i.op.inputs[0].op
     assert op.type == "StatelessWhile" and op.name == "while"
@@ -392,7 +376,7 @@ def test_while_loop_layout_with_captures(graph):
 def test_while_loop_single_value_forms(graph):
     x = tm.constant(0.0)
     body = lambda v: v + 1.0  # noqa: E731
-    cond = lambda v: less(v, 3.0)  # noqa: E731
+    cond = lambda v: tm.less(v, 3.0)  # noqa: E731
     bare = tm.while_loop(cond, body, x)
     one = tm.while_loop(cond, body, [x])
     same = tm.while_loop(cond, lambda v: (v + 1.0,), (x,), return_same_structure=True)
@@ -410,10 +394,10 @@ def test_while_loop_structures(graph):
     def body(step, total):
         return State(step + 1, {"x": total["x"] + total["y"][0], "y": [total["y"][0]]})
 
-    out = tm.while_loop(lambda step, total: less(step, 3), body, start)
+    out = tm.while_loop(lambda step, total: tm.less(step, 3), body, start)
     assert isinstance(out, State) and isinstance(out.total, dict)
     assert isinstance(out.total["y"], list)
-    as_dict = tm.while_loop(lambda d: less(d["n"], 4), lambda d: {"n": d["n"] + 1},
+    as_dict = tm.while_loop(lambda d: tm.less(d["n"], 4), lambda d: {"n": d["n"] + 1},
                             {"n": tm.constant(0)}, return_same_structure=True)
     with tm.Session() as sess:
         got = sess.run(out)
@@ -423,7 +407,7 @@ def test_while_loop_structures(graph):
 
 def test_while_body_literals_take_the_loop_var_dtype(graph):
     x = tm.constant(0.0, dtype=tm.float64)
-    r = tm.while_loop(lambda v: less(v, 1.0), lambda v: 5, [x])
+    r = tm.while_loop(lambda v: tm.less(v, 1.0), lambda v: 5, [x])
     assert r.dtype == tm.float64
     with tm.Session() as sess:
         assert sess.run(r) == 5.0
@@ -436,7 +420,7 @@ def test_while_with_a_stateful_body_runs_it_every_iteration(graph):
         with tm.control_dependencies([assign_add(handle, 2.0)]):
             return i + 1
 
-    r = tm.while_loop(lambda i: less(i, 5), body, [tm.constant(0)])
+    r = tm.while_loop(lambda i: tm.less(i, 5), body, [tm.constant(0)])
     assert r.op.inputs[0].op.type == "While"
     with tm.Session() as sess:
         sess.run(init)
@@ -448,9 +432,9 @@ def test_cond_in_while_body(graph):
     limit = tm.constant(3, name="limit")
 
     def body(i, v):
-        return i + 1, tm.cond(less(i, limit), lambda: v + 1.0, lambda: v + 10.0)
+        return i + 1, tm.cond(tm.less(i, limit), lambda: v + 1.0, lambda: v + 10.0)
 
-    _, v = tm.while_loop(lambda i, v: less(i, 5), body, [tm.constant(0), tm.constant(0.0)])
+    _, v = tm.while_loop(lambda i, v: tm.less(i, 5), body, [tm.constant(0), tm.constant(0.0)])
     op = v.op.inputs[0].op
     assert op.inputs[2] is limit  # captured by the cond inside the body
     with tm.Session() as sess:
@@ -462,7 +446,7 @@ def test_while_in_cond_branch_captures_from_the_root(graph):
     step = tm.constant(2.0, name="step")
 
     def loop():
-        return tm.while_loop(lambda v: less(v, 7.0), lambda v: v + step, [tm.constant(0.0)])
+        return tm.while_loop(lambda v: tm.less(v, 7.0), lambda v: v + step, [tm.constant(0.0)])
 
     r = tm.cond(p, loop, lambda: step)
     branch = if_op(r).get_attr("then_branch")
@@ -479,7 +463,7 @@ def test_kernel_error_inside_a_loop_body_names_the_inner_op(graph):
     def body(v):
         return v + tm.placeholder(tm.float32, [], name="inner_hole")
 
-    r = tm.while_loop(lambda v: less(v, 1.0), body, [tm.constant(0.0)])
+    r = tm.while_loop(lambda v: tm.less(v, 1.0), body, [tm.constant(0.0)])
     with tm.Session() as sess:
         with pytest.raises(tm.errors.InvalidArgumentError) as info:
             sess.run(r)
@@ -487,9 +471,8 @@ def test_kernel_error_inside_a_loop_body_names_the_inner_op(graph):
     assert "Placeholder 'inner_hole'" in str(info.value)
 
 
-@needs_logical_and
 def test_maximum_iterations(graph):
-    r = tm.while_loop(lambda v: less(v, 100.0), lambda v: v + 1.0, [tm.constant(0.0)],
+    r = tm.while_loop(lambda v: tm.less(v, 100.0), lambda v: v + 1.0, [tm.constant(0.0)],
                       maximum_iterations=7)
     op = r.op.inputs[0].op
     assert [t.name for t in op.inputs] == ["while/loop_counter:0", "while/maximum_iterations:0",
@@ -497,21 +480,21 @@ def test_maximum_iterations(graph):
     assert op.get_attr("T") == (tm.int32, tm.int32, tm.float32)
     assert r.name == "while/Identity_2:0"
     limit = tm.placeholder(tm.int32, [], name="limit")
-    fed = tm.while_loop(lambda v: less(v, 5.0), lambda v: v + 1.0, [tm.constant(0.0)],
+    fed = tm.while_loop(lambda v: tm.less(v, 5.0), lambda v: v + 1.0, [tm.constant(0.0)],
                         maximum_iterations=limit)
     with tm.Session() as sess:
         assert sess.run(r) == 7.0
         assert sess.run(fed, {limit: 2}) == 2.0
         assert sess.run(fed, {limit: 50}) == 5.0
     with pytest.raises(ValueError, match="'maximum_iterations' must be a scalar"):
-        tm.while_loop(lambda v: less(v, 1.0), lambda v: v, [0.0], maximum_iterations=[3])
+        tm.while_loop(lambda v: tm.less(v, 1.0), lambda v: v, [0.0], maximum_iterations=[3])
 
 
 def test_shape_change_without_invariant_is_tensorflows_value_error(graph):
     i0 = tm.constant(0, name="i0")
     x = tm.constant(0.0, name="x")
     with pytest.raises(ValueError) as info:
-        tm.while_loop(lambda i, v: less(i, 3), lambda i, v: (i + 1, v + [1.0, 1.0]), [i0, x])
+        tm.while_loop(lambda i, v: tm.less(i, 3), lambda i, v: (i + 1, v + [1.0, 1.0]), [i0, x])
     assert str(info.value) == (
         "Input tensor `x:0` enters the loop with shape (), but has shape (2,) after one "
         "iteration. To allow the shape to vary across iterations, use the `shape_invariants` "
@@ -522,7 +505,7 @@ def test_shape_change_without_invariant_is_tensorflows_value_error(graph):
 def test_shape_invariants_relax_the_loop_var_shapes(graph):
     i0 = tm.constant(0, name="i0")
     x = tm.constant(0.0, name="x")
-    i, v = tm.while_loop(lambda i, v: less(i, 3), lambda i, v: (i + 1, v + [1.0, 1.0]), [i0, x],
+    i, v = tm.while_loop(lambda i, v: tm.less(i, 3), lambda i, v: (i + 1, v + [1.0, 1.0]), [i0, x],
                          shape_invariants=[i0.shape, tm.TensorShape(None)])
     op = v.op.inputs[0].op
     body = op.get_attr("body")
@@ -571,7 +554,7 @@ def test_while_loop_errors(graph):
 
 def test_while_loop_names_and_options(graph):
     x = tm.constant(1.0)
-    r = tm.while_loop(lambda v: less(v, 2.0), lambda v: v + 1.0, [x], name="loop",
+    r = tm.while_loop(lambda v: tm.less(v, 2.0), lambda v: v + 1.0, [x], name="loop",
                       parallel_iterations=3, back_prop=False)
     assert r.op.type == "StopGradient" and r.op.inputs[0].name == "loop/Identity:0"
     op = r.op.inputs[0].op.inputs[0].op
@@ -647,3 +630,75 @@ def test_tuple_gates_every_tensor_on_all_of_them(graph):
     extra = tm.tuple([x], control_inputs=[bump], name="gated")
     assert extra[0].name == "gated/control_dependency:0"
     assert bump in extra[0].op.control_inputs[0].control_inputs
+
+
+# ----------------------------------------------------------------------------------------
+# TensorFlow's results (tests/goldens/control_flow.npz, tools/record_goldens_control_flow.py)
+
+
+@pytest.fixture(scope="module")
+def cf_golden():
+    return load_golden("control_flow")
+
+
+def test_golden_newton_sqrt(graph, cf_golden):
+    a = tm.placeholder(tm.float32, [None], name="a")
+    _, x = tm.while_loop(lambda i, x: i < 6, lambda i, x: (i + 1, (x + a / x) * 0.5),
+                         [tm.constant(0), a])
+    with tm.Session() as sess:
+        got = sess.run(x, {a: cf_golden["newton_sqrt/a"]})
+    np.testing.assert_array_equal(got, cf_golden["newton_sqrt/x"])
+
+
+def test_golden_collatz_with_cond_in_body(graph, cf_golden):
+    n0 = tm.placeholder(tm.int32, [], name="n0")
+
+    def body(n, steps):
+        n = tm.cond(tm.equal(n % 2, 0), lambda: n // 2, lambda: 3 * n + 1)
+        return n, steps + 1
+
+    n, steps = tm.while_loop(lambda n, steps: tm.not_equal(n, 1), body, [n0, 0])
+    with tm.Session() as sess:
+        got = [sess.run([n, steps], {n0: s}) for s in cf_golden["collatz/n0"]]
+    assert [g[0] for g in got] == cf_golden["collatz/n"].tolist()
+    assert [g[1] for g in got] == cf_golden["collatz/steps"].tolist()
+
+
+def test_golden_fibonacci_maximum_iterations(graph, cf_golden):
+    limit = tm.placeholder(tm.int32, [], name="limit")
+    a, b = tm.while_loop(lambda a, b: a < 1000000, lambda a, b: (b, a + b),
+                         [tm.constant(0), tm.constant(1)], maximum_iterations=limit)
+    with tm.Session() as sess:
+        got = [sess.run([a, b], {limit: m}) for m in cf_golden["fibonacci/limit"]]
+    assert [g[0] for g in got] == cf_golden["fibonacci/a"].tolist()
+    assert [g[1] for g in got] == cf_golden["fibonacci/b"].tolist()
+
+
+def test_golden_float32_accumulation_rounds_per_iteration(graph, cf_golden):
+    step = tm.constant(0.1, tm.float32)
+    _, total, prod = tm.while_loop(
+        lambda i, t, p: i < 1000,
+        lambda i, t, p: (i + 1, t + step, p * tm.constant(1.001, tm.float32)),
+        [0, tm.constant(0.0), tm.constant(1.0)],
+    )
+    with tm.Session() as sess:
+        t, p = sess.run([total, prod])
+    assert t == cf_golden["accumulate/total"] and p == cf_golden["accumulate/product"]
+
+
+def test_golden_nested_loops_capture_two_levels_out(graph, cf_golden):
+    n = tm.placeholder(tm.int32, [], name="n")
+    scale = tm.placeholder(tm.float32, [], name="scale")
+
+    def outer_body(i, acc):
+        def inner_body(j, inner):
+            return j + 1, inner + tm.cast(i * j, tm.float32) + scale
+
+        _, inner = tm.while_loop(lambda j, inner: j < i, inner_body, [0, 0.0])
+        return i + 1, acc + inner
+
+    _, total = tm.while_loop(lambda i, acc: i < n, outer_body, [0, 0.0])
+    with tm.Session() as sess:
+        got = [sess.run(total, {n: k, scale: s})
+               for k, s in zip(cf_golden["nested/n"], cf_golden["nested/scale"])]
+    np.testing.assert_array_equal(np.array(got, np.float32), cf_golden["nested/total"])

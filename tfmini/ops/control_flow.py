@@ -157,7 +157,7 @@ def _shape_less_than_or_equal(shape: TensorShape, bound: TensorShape) -> bool:
 # Kernels' shared helpers
 
 
-def _to_bool(value: Any) -> bool:
+def _to_bool(value: Any, dtype: Any) -> bool:
     """TensorFlow's ToBool for the predicate of If and While.
 
     A scalar is true when it is nonzero (a non-empty string); a tensor of any
@@ -166,19 +166,19 @@ def _to_bool(value: Any) -> bool:
     Raises:
         InvalidArgumentError: a scalar of a type that has no truth value (resource, complex).
     """
-    arr = np.asarray(value) if not isinstance(value, np.ndarray) else value
+    if type(value) is np.bool_:  # the usual predicate: a comparison's result
+        return bool(value)
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     if arr.ndim:
         return arr.size > 0
     kind = arr.dtype.kind
     if kind in "biuf":
         return bool(arr != 0)
-    if kind in "SU":
-        return len(arr.item()) > 0
-    if kind == "O" and isinstance(arr.item(), (str, bytes)):
-        return len(arr.item()) > 0
+    item = arr.item()
+    if isinstance(item, (str, bytes)):
+        return len(item) > 0
     raise errors.InvalidArgumentError(
-        None, None, f"{arr.dtype.name if kind != 'O' else type(arr.item()).__name__} cannot be "
-        "converted to a boolean"
+        None, None, f"{dtype.name} cannot be converted to a boolean"
     )
 
 
@@ -238,9 +238,10 @@ def _if_shape(ic) -> list:
     return _with_output_shapes(ic, [unknown_shape()] * len(ic.attrs["Tout"]))
 
 
-def _if_kernel(ctx, cond, input, *, then_branch, else_branch, node):
+def _if_kernel(ctx, cond, input, *, Tcond, then_branch, else_branch, node):
     """Runs ``then_branch(*input)`` if ``cond`` is true, else ``else_branch(*input)``."""
-    branch, attr = (then_branch, "then_branch") if _to_bool(cond) else (else_branch, "else_branch")
+    taken = _to_bool(cond, Tcond)
+    branch, attr = (then_branch, "then_branch") if taken else (else_branch, "else_branch")
     _check_signature(node, attr, branch, len(input), len(node.outputs))
     return _kernel_result(ctx.call_function(branch, input))
 
@@ -290,9 +291,10 @@ def _while_kernel(ctx, input, *, cond, body, node):
     _check_signature(node, "body", body, len(values), len(values))
     run = ctx.run
     session = run.session
+    pred_dtype = cond.outputs[0].dtype
     while True:
         (pred,) = ctx.call_function(cond, values)
-        if not _to_bool(pred):
+        if not _to_bool(pred, pred_dtype):
             return _kernel_result(values)
         values = ctx.call_function(body, values)
         # A loop may run for long: honour the run's deadline and a concurrent Session.close().
