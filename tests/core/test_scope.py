@@ -212,6 +212,26 @@ def test_device_scopes_merge_as_tf_device_spec(graph, outer, inner, merged):
     assert c.device == merged
 
 
+def test_device_accepts_a_device_spec(graph):
+    with tm.device(DeviceSpec(device_type="TPU", device_index=0)):
+        assert tm.constant(1.0).device == "/device:TPU:0"
+    assert tm.Scope(graph).with_device(DeviceSpec(job="w")).device == "/job:w"
+
+
+def test_name_scope_with_values_builds_in_their_graph(graph):
+    other = tm.Graph()
+    with other.as_default():
+        x = tm.constant(1.0)
+    # TF1's name_scope(name, default_name, values) enters the values' graph.
+    with tm.name_scope(None, "Lib", [x]) as scope:
+        assert tm.get_default_graph() is other
+        y = tm.identity(x)
+    assert scope == "Lib/" and y.op.name == "Lib/Identity" and y.graph is other
+    assert tm.get_default_graph() is graph
+    with tm.name_scope("same", values=[tm.constant(2.0), 3]) as scope:
+        assert tm.get_default_graph() is graph and scope == "same/"
+
+
 def test_device_none_clears_and_scopes_restore(graph):
     with tm.device("/device:TPU:0"):
         with tm.device(None):

@@ -178,3 +178,22 @@ def test_devices_are_collected_per_plan(graph):
     plan = Plan([b], [], [])
     assert plan.devices == [("/device:CPU:0", "CPU"), ("/device:TPU:0", "TPU")]
     assert [s.device_index for s in plan.steps] == [0, 1]
+
+
+@pytest.mark.parametrize("returned, error", [
+    (lambda x: [x, x, x], "too many values to unpack \\(expected 2\\)"),
+    (lambda x: [x], "not enough values to unpack \\(expected 2, got 1\\)"),
+    (lambda x: None, "cannot unpack non-iterable NoneType object"),
+])
+def test_wrong_number_of_kernel_results_fails_alike_traced_or_not(graph, returned, error):
+    tm.register_op("PlanTestPair", inputs=["x: float"], outputs=["a: float", "b: float"])(
+        returned
+    )
+    try:
+        pair = tm.raw_ops.PlanTestPair(x=[1.0, 2.0])
+        with tm.Session(graph=graph) as sess:
+            for opts in (None, tm.RunOptions(trace_level=tm.RunOptions.FULL_TRACE)):
+                with pytest.raises(tm.errors.InvalidArgumentError, match=error):
+                    sess.run(pair.a, options=opts, run_metadata=tm.RunMetadata())
+    finally:
+        registry.unregister("PlanTestPair")

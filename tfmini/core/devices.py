@@ -29,6 +29,8 @@ class DeviceSpec:
         """
         if spec is None or spec == "":
             return cls()
+        if isinstance(spec, DeviceSpec):  # tf.device accepts a DeviceSpec as well
+            return spec
         if not isinstance(spec, str):
             raise TypeError(f"Device specification must be a string, got {type(spec).__name__}")
         fields: dict = {}
@@ -82,9 +84,9 @@ class DeviceSpec:
         )
 
 
-def canonical_device(spec: str | None) -> str:
+def canonical_device(spec: str | DeviceSpec | None) -> str:
     """The canonical spelling of a device string (``""`` for no device)."""
-    if not spec:
+    if spec is None or spec == "":
         return ""
     return DeviceSpec.from_string(spec).to_string()
 

@@ -183,7 +183,13 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
     ``name`` ending in ``/`` re-enters that exact scope; ``None`` or ``""``
     returns to the root. Yields the scope name with a trailing slash.
     """
-    del values  # accepted for TensorFlow compatibility
+    graph = _graph_of(values)
+    if graph is not None and graph is not current_scope().graph:
+        # TF1: a name scope given tensors builds in their graph (library code relies on it).
+        with default_graph_context(graph):
+            with name_scope(name, default_name) as scope:
+                yield scope
+        return
     cur = current_scope()
     if name is None and default_name is not None:
         name = default_name
@@ -214,6 +220,23 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
     sub = evolve(cur, name_prefix=cur.graph.unique_name(full), op_name=None)
     with scope_context(sub):
         yield sub.name_prefix + "/"
+
+
+def _graph_of(values: Any) -> Graph | None:
+    """The graph of the first Output or Operation among ``values`` (None if there is none)."""
+    if values is None or isinstance(values, (str, bytes)):
+        return None
+    try:
+        items = list(values)
+    except TypeError:
+        items = [values]
+    for v in items:
+        if isinstance(v, (Output, Operation)):
+            return v.graph
+        op = getattr(v, "op", None)  # operands such as variables and op wrappers
+        if isinstance(op, Operation):
+            return op.graph
+    return None
 
 
 def get_name_scope() -> str:

@@ -386,6 +386,8 @@ class Plan:
             start = time.perf_counter()
             try:
                 result = step.fn(*args)
+                if len(step.outputs) > 1:
+                    result = _unpack(result, len(step.outputs))
             except Exception as e:
                 flat = [v for a in args[1 if step.takes_ctx else 0 :] for v in
                         (a if isinstance(a, list) else [a])]
@@ -410,6 +412,20 @@ class Plan:
                     shapes = [np.shape(v) for v in result]
                 stats.append((step, self.devices[step.device_index][0], start, end, shapes))
         return tuple(values[s] for s in self.fetch_slots)
+
+
+def _unpack(result: Any, n: int) -> tuple:
+    """``a, b, = result`` as a function, with Python's messages: the compiled plan unpacks a
+    kernel's results that way, and a traced run must fail (or not) exactly as it does."""
+    try:
+        items = tuple(result)
+    except TypeError:
+        raise TypeError(f"cannot unpack non-iterable {type(result).__name__} object") from None
+    if len(items) > n:
+        raise ValueError(f"too many values to unpack (expected {n})")
+    if len(items) < n:
+        raise ValueError(f"not enough values to unpack (expected {n}, got {len(items)})")
+    return items
 
 
 def _describe_value(v: Any) -> str:
