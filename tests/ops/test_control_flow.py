@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -345,8 +347,8 @@ def test_a_resource_pred_cannot_be_a_boolean(graph):
     out = tm.raw_ops.If(cond=handle, input=[np.float32(1.0)], Tout=[tm.float32],
                         then_branch=fn, else_branch=fn)
     with tm.Session() as sess:
-        with pytest.raises(tm.errors.InvalidArgumentError, match="resource cannot be converted to a "
-                           "boolean"):
+        with pytest.raises(tm.errors.InvalidArgumentError,
+                           match="resource cannot be converted to a boolean"):
             sess.run(out)
 
 
@@ -567,6 +569,36 @@ def test_an_endless_loop_stops_at_the_run_deadline(graph):
     with tm.Session() as sess:
         with pytest.raises(tm.errors.DeadlineExceededError, match="while loop 'while'"):
             sess.run(r, options=tm.RunOptions(timeout_in_ms=50))
+
+
+def test_closing_the_session_cancels_a_running_loop(graph):
+    handle, init, read = variable(0.0, "spins")
+
+    def body(v):
+        with tm.control_dependencies([assign_add(handle, 1.0)]):
+            return v + 1.0
+
+    r = tm.while_loop(lambda v: True, body, [tm.constant(0.0)])
+    value = read()
+    sess = tm.Session()
+    sess.run(init)
+    caught = []
+
+    def run_forever():
+        try:
+            sess.run(r)
+        except Exception as e:  # noqa: BLE001  (the test inspects what it was)
+            caught.append(e)
+
+    worker = threading.Thread(target=run_forever)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while sess.run(value) < 3 and time.monotonic() < deadline:  # the loop is spinning
+        time.sleep(0.001)
+    sess.close()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert len(caught) == 1 and isinstance(caught[0], tm.errors.CancelledError)
 
 
 # ----------------------------------------------------------------------------------------

@@ -292,16 +292,23 @@ def _while_kernel(ctx, input, *, cond, body, node):
     run = ctx.run
     session = run.session
     pred_dtype = cond.outputs[0].dtype
-    while True:
-        (pred,) = ctx.call_function(cond, values)
-        if not _to_bool(pred, pred_dtype):
-            return _kernel_result(values)
-        values = ctx.call_function(body, values)
-        # A loop may run for long: honour the run's deadline and a concurrent Session.close().
-        if run.deadline is not None:
-            ctx.check_deadline(f"while loop '{node.name}' to finish")
-        if session.closed:
-            raise errors.CancelledError(None, None, "Session has been closed.")
+    try:
+        while True:
+            (pred,) = ctx.call_function(cond, values)
+            if not _to_bool(pred, pred_dtype):
+                return _kernel_result(values)
+            values = ctx.call_function(body, values)
+            # A loop may run for long: honour the run's deadline and a concurrent close().
+            if run.deadline is not None:
+                ctx.check_deadline(f"while loop '{node.name}' to finish")
+            if session.closed:
+                raise errors.CancelledError(None, None, "Session has been closed.")
+    except errors.OpError as e:
+        # close() also drops the session's resources, so an iteration running meanwhile may
+        # fail on them: that failure is the cancellation.
+        if session.closed and not isinstance(e, errors.CancelledError):
+            raise errors.CancelledError(None, None, "Session has been closed.") from e
+        raise
 
 
 register_op(
