@@ -221,3 +221,26 @@ def test_dot_quotes_names_and_attr_text():
 def test_dot_of_empty_graph():
     p = _parse(tm.Graph().to_dot())
     assert [n for n in p.get_nodes() if n.get("label")] == []
+
+
+def test_inspection_doc_runs(monkeypatch):
+    """The python blocks of docs/inspection.md run, in order (so the doc cannot rot)."""
+    from pathlib import Path
+
+    from tfmini.core import serialize
+
+    if not hasattr(tm, "import_graph_def"):
+        # The public name is wired in tfmini/__init__.py; until then the doc uses the function.
+        monkeypatch.setattr(tm, "import_graph_def", serialize.import_graph_def, raising=False)
+    doc = Path(__file__).resolve().parents[2] / "docs" / "inspection.md"
+    text = doc.read_text(encoding="utf-8")
+    namespace: dict = {}
+    blocks = list(re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M))
+    assert len(blocks) == 3
+    for m in blocks:
+        offset = text.count("\n", 0, m.start(1))
+        exec(compile("\n" * offset + m.group(1), str(doc), "exec"), namespace)
+    assert namespace["nxg"].nodes["y"]["outputs"] == [{"dtype": "float32", "shape": [None, 3]}]
+    assert namespace["y2"].name == "import/y:0"
+    assert namespace["done2"].name == "import/done"
+    assert namespace["done2"].control_inputs == (namespace["y2"].op,)
