@@ -571,6 +571,23 @@ def test_an_endless_loop_stops_at_the_run_deadline(graph):
             sess.run(r, options=tm.RunOptions(timeout_in_ms=50))
 
 
+def test_traced_runs_give_the_same_results(graph):
+    p = tm.placeholder(tm.bool, [], name="p")
+    x = tm.constant(1.0)
+    pair = tm.cond(p, lambda: (x + 1.0, x), lambda: (x, x))
+    op = tm.cond(p, lambda: tm.no_op(), lambda: tm.no_op())
+    loop = tm.while_loop(lambda i, v: tm.less(i, 3), lambda i, v: (i + 1, v * 2.0), [0, x])
+    fetches = [pair, op, loop]
+    meta = tm.RunMetadata()
+    options = tm.RunOptions(trace_level=tm.RunOptions.FULL_TRACE)
+    with tm.Session() as sess:
+        plain = sess.run(fetches, {p: True})
+        traced = sess.run(fetches, {p: True}, options=options, run_metadata=meta)
+    assert plain == traced == [(2.0, 1.0), None, [3, 8.0]]
+    names = [n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats]
+    assert {"cond", "cond_1", "while"} <= set(names)
+
+
 def test_closing_the_session_cancels_a_running_loop(graph):
     handle, init, read = variable(0.0, "spins")
 
