@@ -298,6 +298,21 @@ def test_failed_literal_conversion_removes_the_consts_it_made(graph):
     assert tm.raw_ops.Add(x=1.0, y=2.0).op.name == "Add"
 
 
+def test_failed_build_restores_name_counters_it_bumped(graph, matrix_op):
+    tm.constant(0.0)
+    with pytest.raises(ValueError):
+        tm.raw_ops.BldTestMatrix(x=[1.0])  # the literal takes Const_1, then the build fails
+    assert tm.constant(1.0).op.name == "Const_1"
+    assert tm.constant(1.0).op.name == "Const_2"
+    with pytest.raises(ValueError):
+        with tm.name_scope("blk"):  # entered outside the build: keeps its name
+            tm.raw_ops.BldTestMatrix(x=[1.0])
+    with tm.name_scope("blk") as s:
+        assert s == "blk_1/"
+    # The undo journal only lives during a build: it does not grow with the graph.
+    assert graph._name_log == [] and graph._build_depth == 0
+
+
 def test_failed_shape_function_removes_consts_and_names(graph, matrix_op):
     with pytest.raises(ValueError, match="Shape must be rank 2"):
         tm.raw_ops.BldTestMatrix(x=[1.0, 2.0, 3.0], name="mm")
@@ -360,3 +375,20 @@ def test_unknown_op_type(graph):
 def test_build_op_accepts_an_op_def(graph):
     op = build_op(current_scope(), registry.get("NoOp"), [], name="n")
     assert op.type == "NoOp" and op.name == "n" and op.outputs == ()
+
+
+def test_failed_build_in_a_function_graph_forgets_its_capture(matrix_op):
+    from tfmini.core.function import FuncGraph
+    from tfmini.core.scope import Scope, scope_context
+
+    g = tm.Graph()
+    with g.as_default():
+        outer = tm.constant([1.0, 2.0])
+    fg = FuncGraph(name="body", outer_graph=g)
+    with scope_context(Scope(fg)):
+        with pytest.raises(ValueError, match="Shape must be rank 2"):
+            tm.raw_ops.BldTestMatrix(x=outer)  # captures outer, then fails
+        assert fg.captures == {} and fg.inputs == [] and fg.get_operations() == []
+        y = tm.identity(outer)
+    assert list(fg.captures) == [outer]
+    assert fg.inputs == [y.op.inputs[0]] and y.op.inputs[0].op.name == "capture"

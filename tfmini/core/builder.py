@@ -170,6 +170,8 @@ def build_op(
         except BaseException:
             graph._rollback(checkpoint)
             raise
+        finally:
+            graph._end_build()
 
 
 def _build(

@@ -279,6 +279,9 @@ class Graph:
     _lock: threading.RLock = field(factory=threading.RLock)
     _finalized: bool = False
     _functions: dict[str, Any] = field(factory=dict)
+    # Undo journal of name reservations made while a build is in progress (see _checkpoint).
+    _build_depth: int = 0
+    _name_log: list = field(factory=list)
 
     # -- naming -------------------------------------------------------------------
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -291,16 +294,21 @@ class Graph:
             key = name.lower()
             i = self._names_in_use.get(key, 0)
             if mark_as_used:
-                self._names_in_use[key] = i + 1
+                self._mark_name(key, i + 1)
             if i > 0:
                 base = key
                 while key in self._names_in_use:
                     key = f"{base}_{i}"
                     i += 1
                 if mark_as_used:
-                    self._names_in_use[key] = 1
+                    self._mark_name(key, 1)
                 name = f"{name}_{i - 1}"
             return name
+
+    def _mark_name(self, key: str, count: int) -> None:
+        if self._build_depth:
+            self._name_log.append((key, self._names_in_use.get(key)))
+        self._names_in_use[key] = count
 
     # -- ops ----------------------------------------------------------------------
     def _add_op(self, op: Operation) -> None:
@@ -316,18 +324,28 @@ class Graph:
     def _next_id(self) -> int:
         return len(self._operations)
 
-    def _checkpoint(self) -> tuple[int, dict[str, int]]:
-        """What ``_rollback`` needs to undo a failed build (hold ``_lock`` across both)."""
-        return len(self._operations), dict(self._names_in_use)
+    def _checkpoint(self) -> tuple[int, int]:
+        """Starts a build that ``_rollback`` can undo; pair with ``_end_build``.
 
-    def _rollback(self, checkpoint: tuple[int, dict[str, int]]) -> None:
+        Hold ``_lock`` from here to ``_end_build``. Name reservations are journaled
+        (not snapshotted: copying every name per op would make building quadratic).
+        """
+        self._build_depth += 1
+        return len(self._operations), len(self._name_log)
+
+    def _end_build(self) -> None:
+        self._build_depth -= 1
+        if not self._build_depth:
+            self._name_log.clear()
+
+    def _rollback(self, checkpoint: tuple[int, int]) -> None:
         """Removes the ops added and the names reserved since ``checkpoint``.
 
         A build that fails halfway (a literal converted to a Const, then a
         shape error) must leave the graph as it was, names included, as
         TensorFlow does: the op the user retries gets the name they expect.
         """
-        count, names = checkpoint
+        count, logged = checkpoint
         removed: set[Operation] = set()
         while len(self._operations) > count:
             op = self._operations.pop()
@@ -339,8 +357,13 @@ class Graph:
                     if consumers[i] is op:
                         del consumers[i]
                         break
-        self._names_in_use.clear()
-        self._names_in_use.update(names)
+        log = self._name_log
+        while len(log) > logged:
+            key, previous = log.pop()
+            if previous is None:
+                del self._names_in_use[key]
+            else:
+                self._names_in_use[key] = previous
         self._forget_removed_ops(removed)
 
     def _forget_removed_ops(self, removed: set[Operation]) -> None:
