@@ -203,6 +203,10 @@ def test_control_dependency_from_another_graph_is_refused(graph):
         ("/job:w/task:1/device:GPU:0", "/job:ps", "/job:ps/task:1/device:GPU:0"),
         ("/device:GPU:0", "/replica:2", "/replica:2/device:GPU:0"),
         ("/device:TPU:0", "", "/device:TPU:0"),
+        # Field by field, as TF's DeviceSpec.make_merged_spec: the index is kept.
+        ("/device:GPU:1", "/device:CPU", "/device:CPU:1"),
+        ("/device:GPU:1", "/cpu:*", "/device:CPU:1"),
+        ("/job:w", "/device:TPU", "/job:w/device:TPU:*"),
     ],
 )
 def test_device_scopes_merge_as_tf_device_spec(graph, outer, inner, merged):

@@ -72,14 +72,18 @@ class DeviceSpec:
         return "".join(parts)
 
     def merge_from(self, other: DeviceSpec) -> DeviceSpec:
-        """Fields set in ``other`` override this spec's (TensorFlow's merge)."""
+        """Fields set in ``other`` override this spec's (TensorFlow's merge).
+
+        Field by field, the index too: ``/device:CPU`` inside ``/device:GPU:1`` is
+        ``/device:CPU:1``, as TensorFlow's ``DeviceSpec.make_merged_spec`` makes it.
+        """
         return DeviceSpec(
             job=other.job if other.job is not None else self.job,
             replica=other.replica if other.replica is not None else self.replica,
             task=other.task if other.task is not None else self.task,
             device_type=other.device_type if other.device_type is not None else self.device_type,
             device_index=(
-                other.device_index if other.device_type is not None else self.device_index
+                other.device_index if other.device_index is not None else self.device_index
             ),
         )
 
