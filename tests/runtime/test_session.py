@@ -156,6 +156,11 @@ def test_feed_by_output_and_by_name(net, sess):
         sess.run(net.z, {"x": [[1, 2, 3]]})
     with pytest.raises(TypeError, match="Cannot interpret feed_dict key"):
         sess.run(net.z, {3: [[1, 2, 3]]})
+    with pytest.raises(TypeError, match="Cannot interpret feed_dict key"):
+        sess.run(net.z, {net.x.op: [[1, 2, 3]]})  # an Operation is not a Tensor
+    wrapper = tm.ops.Identity.create(tm.Scope(net.graph), net.x)
+    got = sess.run(wrapper, {wrapper: [[5.0, 5.0, 5.0]]})  # an operand feeds its tensor
+    np.testing.assert_array_equal(got, [[5.0, 5.0, 5.0]])
 
 
 def test_feeding_an_intermediate_prunes_its_producer(graph):

@@ -233,7 +233,9 @@ class Session:
                 ) from None
         elif isinstance(key, Output):
             element = key
-        elif hasattr(key, "as_output"):
+        elif hasattr(key, "as_output") and not isinstance(key, Operation):
+            # Operands (variables, op wrappers) feed their tensor. An Operation is refused as
+            # TF refuses it, though its as_output would pick an output for it.
             element = key.as_output()
         else:
             raise TypeError(
