@@ -318,8 +318,10 @@ def test_variable_as_op_input(graph):
         y = tm.identity(w)
     assert y.op.inputs[0].op.type == "ReadVariableOp"
     assert y.op.inputs[0].op.name.startswith("outer/")
+    start = len(graph.get_operations())
     read = tm.raw_ops.ReadVariableOp(resource=w, dtype=tm.float32)  # a resource input: the handle
     assert read.op.inputs[0] is w.handle
+    assert ops_since(graph, start) == [("ReadVariableOp", "ReadVariableOp")]  # no stray read
     assert tm.convert_to_tensor(w, dtype=tm.resource) is w.handle
     with pytest.raises(ValueError, match="Incompatible type conversion requested to type "
                                          "'int32' for variable of type 'float32'"):

@@ -96,11 +96,18 @@ def _convert_symbolic(value: Any, graph: Graph, hint: DType | None, scope: Scope
         out = value
     else:
         with scope_context(scope):
-            out = convert_to_tensor(value, dtype_hint=hint) if hint is not None else (
-                convert_to_tensor(value)
-            )
-            if hint is not None and out.dtype != hint and hint.name == "resource":
-                out = convert_to_tensor(value, dtype=hint)
+            out = None
+            if hint is not None and hint.name == "resource":
+                # Ask for the resource itself first: a variable then gives its handle instead
+                # of building a read that nothing would use.
+                try:
+                    out = convert_to_tensor(value, dtype=hint)
+                except (TypeError, ValueError):
+                    out = None  # not a resource: the input check below says so
+            if out is None:
+                out = convert_to_tensor(value, dtype_hint=hint) if hint is not None else (
+                    convert_to_tensor(value)
+                )
     if out.graph is not graph:
         if out.graph._is_ancestor_of(graph):
             return graph._capture(out)
