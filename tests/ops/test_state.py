@@ -12,7 +12,7 @@ import pytest
 
 import tfmini as tm
 from tfmini.core import registry
-from tfmini.ops.state import ResourceHandle, VariableResource
+from tfmini.ops.state import ResourceHandle, VariableResource, freeze
 from tfmini.runtime.kernel_context import KernelContext, RunState
 from tfmini.runtime.resources import ResourceManager
 
@@ -121,6 +121,18 @@ def test_fed_value_is_copied_so_the_user_cannot_change_the_variable(graph):
         sess.run(assign, {x: mine})
         mine[:] = -1
         np.testing.assert_array_equal(sess.run(read), [1, 2, 3])
+
+
+def test_freeze_shares_only_what_nobody_can_write():
+    owned = np.arange(3, dtype=np.float32)
+    owned.flags.writeable = False
+    assert freeze(owned, tm.float32) is owned
+    assert freeze(owned.reshape(1, 3), tm.float32).base is owned  # a read-only view of it too
+    user = np.arange(3, dtype=np.float32)
+    for value in (user, np.broadcast_to(user, (2, 3)), user.tolist(), np.float32(2.0)):
+        frozen = freeze(value, tm.float32)
+        assert not frozen.flags.writeable and not np.shares_memory(frozen, user)
+    assert freeze(user, tm.float64).dtype == np.float64
 
 
 def test_read_with_wrong_dtype_is_refused_when_building(graph):
