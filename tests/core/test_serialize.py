@@ -416,14 +416,23 @@ def test_control_edge_cycle_imports_then_fails_to_run():
             sess.run(train, feed_dict={"x:0": np.zeros((1, 3), np.float32)})
 
 
-def test_bad_defs_fail_clearly():
+def test_bad_defs_fail_clearly_and_leave_the_graph_as_it_was():
     base = _json(_small_graph().as_graph_def())
 
     def imported(mutate):
         gd = json.loads(json.dumps(base))
         mutate({n["name"]: n for n in gd["node"]}, gd)
-        with tm.Graph().as_default():
-            import_graph_def(gd)
+        g = tm.Graph()
+        with g.as_default():
+            kept = tm.no_op(name="kept")
+            try:
+                import_graph_def(gd)
+            finally:
+                assert g.get_operations() == [kept]
+                assert kept.control_inputs == ()
+                # Names too: the next import gets "import", not "import_1".
+                import_graph_def(base)
+                assert "import/y" in g
 
     def data_cycle(by, gd):
         by["x"]["input"] = ["y"]
@@ -463,6 +472,13 @@ def test_bad_defs_fail_clearly():
 
     with pytest.raises(ValueError, match="'c:4' does not exist"):
         imported(missing_output)
+
+    g = tm.Graph()
+    with g.as_default():
+        fed = tm.constant(np.ones((1, 3), np.float32), name="fed")
+        with pytest.raises(ValueError, match="'y:1' does not exist"):
+            import_graph_def(base, input_map={"x": fed}, return_elements=["y:1"])
+        assert g.get_operations() == [fed.op] and fed.consumers() == []
 
     with pytest.raises(TypeError, match="graph_def must be a dict"):
         import_graph_def(json.dumps(base))
@@ -560,6 +576,14 @@ def test_function_library_errors(call_op):
         fn = _function(g, "ident", lambda a: tm.identity(a, name="out"))
         _call(fn, [tm.placeholder(tm.float32, (2,), name="x")], "call")
     base = _json(g.as_graph_def())
+
+    gd = json.loads(json.dumps(base))
+    gd["node"][-1]["attr"]["Tin"] = [{"type": "int32"}]  # fails after the function is built
+    g4 = tm.Graph()
+    with g4.as_default():
+        with pytest.raises(TypeError, match="while importing node 'call'"):
+            import_graph_def(gd)
+    assert g4.get_operations() == [] and dict(g4.functions) == {}
 
     gd = json.loads(json.dumps(base))
     gd["library"]["function"] = []

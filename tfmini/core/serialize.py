@@ -488,6 +488,7 @@ class _Importer:
         self.root = root
         self.built: dict[str, FuncGraph] = {}
         self.resolvers: dict[Graph, Callable[[str], Output]] = {}
+        self.registered: list[tuple[Graph, FuncGraph]] = []
         self.building: set[str] = set()
         self.taken = {f.name for f in _collect_functions(root)}
         # Function bodies are parsed up front so an unknown op type fails before any building.
@@ -576,7 +577,9 @@ class _Importer:
         fg.outputs = [out(r) for r in fd.get("outputs", [])]
         fg.control_outputs = [op_named(r) for r in fd.get("control_outputs", [])]
         # As tm.cond and tm.while_loop do, every function is registered on the root graph.
-        root_graph(outer)._register_function(fg)
+        root = root_graph(outer)
+        root._register_function(fg)
+        self.registered.append((root, fg))
         self.building.discard(name)
         self.built[name] = fg
         return fg
@@ -697,7 +700,8 @@ def import_graph_def(
     rebuilt as FuncGraphs before the first node that names them. Ops built
     inside an ambient ``tm.control_dependencies`` block make imported nodes
     without inputs wait for those ops; the ambient device applies to nodes
-    without one. Imported ops are "defined at" the ``import_graph_def`` call.
+    without one. Imported ops are "defined at" the ``import_graph_def`` call. The import is
+    all or nothing: when it fails, the graph is left as it was (ops, names, functions).
 
     Args:
         graph_def: The dict (see :mod:`tfmini.core.serialize`).
@@ -761,9 +765,35 @@ def import_graph_def(
                 raise ValueError(f"Requested return_element {r!r} not found in graph_def.")
 
     outer = current_scope()
+    graph = outer.graph
+    # All or nothing, as TensorFlow's import: a failure halfway (a shape function rejecting
+    # a node, a bad return element) takes back the ops, names and functions added so far.
+    with graph._lock:
+        checkpoint = graph._checkpoint()
+        try:
+            return _import(importer, specs, outer, name, data_map, control_map, wanted)
+        except BaseException:
+            graph._rollback(checkpoint)
+            for root, fn in importer.registered:
+                if root.functions.get(fn.name) is fn:
+                    del root._functions[fn.name]
+            raise
+        finally:
+            graph._end_build()
+
+
+def _import(
+    importer: _Importer,
+    specs: list[_NodeSpec],
+    outer: Scope,
+    name: str | None,
+    data_map: Mapping[tuple[str, int], Output],
+    control_map: Mapping[str, Operation],
+    wanted: list[str] | None,
+) -> list | None:
     scope = _import_scope(outer, name)
     ops = importer.build(
-        specs, scope, where, data_map, control_map, extra_control=outer.control_dependencies
+        specs, scope, "graph_def", data_map, control_map, extra_control=outer.control_dependencies
     )
     for src, i in data_map:
         if i >= len(ops[src].outputs):
