@@ -700,3 +700,51 @@ def test_cond_after_import_keeps_function_names_unique():
         tm.cond(q, lambda: tm.constant(3.0), lambda: tm.constant(4.0), name="c")
     assert len(g.functions) == 4
     graph_to_dict(g)
+
+
+@pytest.mark.skipif(
+    not all(hasattr(tm, n) for n in ("Variable", "matmul", "reduce_mean", "cond", "while_loop")),
+    reason="model families not written yet",
+)
+def test_small_model_round_trip():
+    """Families together: variables, matmul, nn, reductions, cond and a loop, via JSON text."""
+    rng = np.random.default_rng(1)
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, (None, 4), name="x")
+        labels = tm.placeholder(tm.int32, (None,), name="labels")
+        training = tm.placeholder(tm.bool, (), name="training")
+        w = tm.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
+        b = tm.Variable(np.zeros(3, np.float32), name="b")
+        with tm.name_scope("layer"):
+            logits = tm.nn.bias_add(tm.matmul(x, w), b)
+            hidden = tm.cond(training, lambda: tm.nn.relu(logits), lambda: logits * 0.5)
+        loss = tm.reduce_mean(
+            tm.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=hidden),
+            name="loss",
+        )
+        _, powered = tm.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 1.5),
+                                   [tm.constant(0), loss])
+        init = tm.global_variables_initializer()
+    text = json.dumps(g.as_graph_def(), allow_nan=False)
+    g2 = tm.Graph()
+    with g2.as_default():
+        loss2, powered2, init2 = import_graph_def(
+            json.loads(text), return_elements=[loss.name, powered.name, init.name], name="m"
+        )
+    assert loss2.name == "m/" + loss.name and loss2.shape.as_list() == []
+    assert {op.name.removeprefix("m/") for op in g2.get_operations()} == {
+        op.name for op in g.get_operations()
+    }
+    feed = {"x:0": rng.standard_normal((5, 4)).astype(np.float32),
+            "labels:0": rng.integers(0, 3, 5).astype(np.int32)}
+    with tm.Session(graph=g) as s1, tm.Session(graph=g2) as s2:
+        s1.run(init)
+        s2.run(init2)
+        for flag in (True, False):
+            a = s1.run([loss, powered], {**feed, "training:0": flag})
+            b = s2.run([loss2, powered2],
+                       {"m/" + k: v for k, v in {**feed, "training:0": flag}.items()})
+            np.testing.assert_array_equal(a[0], b[0])
+            np.testing.assert_array_equal(a[1], b[1])
+            np.testing.assert_allclose(a[1], a[0] * 1.5**3, rtol=1e-6)
