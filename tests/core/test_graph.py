@@ -192,6 +192,10 @@ def test_lookup_errors_say_what_is_wrong(graph, ab):
         graph.get_tensor_by_name("a:1")
     with pytest.raises(KeyError, match="refers to an Operation not in the graph"):
         graph.get_tensor_by_name("nope:0")
+    with pytest.raises(TypeError, match="Operation names are strings"):
+        graph.get_operation_by_name(3)
+    with pytest.raises(TypeError, match="Tensor names are strings"):
+        graph.get_tensor_by_name(None)
 
 
 def test_as_graph_element(graph, ab):

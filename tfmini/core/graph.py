@@ -388,12 +388,18 @@ class Graph:
         return self.get_operations()
 
     def get_operation_by_name(self, name: str) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"Operation names are strings (or similar), not {type(name).__name__}."
+            )
         try:
             return self._by_name[name]
         except KeyError:
             raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
 
     def get_tensor_by_name(self, name: str) -> Output:
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
         op_name, sep, index = name.rpartition(":")
         if not sep or not index.isdigit():
             raise ValueError(
