@@ -100,17 +100,6 @@ def _quiet1(ufunc: Callable) -> Callable:
     return kernel
 
 
-def _quiet2(ufunc: Callable) -> Callable:
-    """``ufunc(x, y)`` without NumPy's floating-point warnings."""
-
-    def kernel(x, y):
-        with np.errstate(all="ignore"):
-            return ufunc(x, y)
-
-    kernel.__name__ = f"{ufunc.__name__}_kernel"
-    return kernel
-
-
 def _is_int(x) -> bool:
     return x.dtype.kind in "iu"
 
