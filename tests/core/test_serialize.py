@@ -748,3 +748,27 @@ def test_small_model_round_trip():
             np.testing.assert_array_equal(a[0], b[0])
             np.testing.assert_array_equal(a[1], b[1])
             np.testing.assert_allclose(a[1], a[0] * 1.5**3, rtol=1e-6)
+
+
+@pytest.mark.skipif(not hasattr(tm, "cond"), reason="tm.cond not written yet")
+def test_import_inside_a_cond_branch_captures_mapped_inputs():
+    sub = tm.Graph()
+    with sub.as_default():
+        a = tm.placeholder(tm.float32, (2,), name="a")
+        tm.identity(a * 3.0, name="out")
+    gd = _json(sub.as_graph_def())
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, (2,), name="x")
+        p = tm.placeholder(tm.bool, (), name="p")
+
+        def true_fn():
+            (o,) = import_graph_def(gd, input_map={"a:0": x}, return_elements=["out:0"],
+                                    name="sub")
+            assert isinstance(o.graph, FuncGraph) and o.name == "sub/out:0"
+            return o
+
+        y = tm.cond(p, true_fn, lambda: tm.identity(x))
+    with tm.Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0], p: True}), [3.0, 6.0])
+        np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0], p: False}), [1.0, 2.0])

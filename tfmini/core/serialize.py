@@ -474,6 +474,7 @@ class _Importer:
     """Rebuilds nodes and library functions of one graph_def (one call of import_graph_def)."""
 
     def __init__(self, graph_def: Mapping[str, Any], root: Graph):
+        """Parses the library and checks every op type; ``root`` holds existing functions."""
         library = graph_def.get("library") or {}
         functions = library.get("function", []) if isinstance(library, Mapping) else None
         if not isinstance(functions, list):
@@ -485,7 +486,6 @@ class _Importer:
             if fd["name"] in self.library:
                 raise ValueError(f"graph_def library defines function '{fd['name']}' twice")
             self.library[fd["name"]] = fd
-        self.root = root
         self.built: dict[str, FuncGraph] = {}
         self.resolvers: dict[Graph, Callable[[str], Output]] = {}
         self.registered: list[tuple[Graph, FuncGraph]] = []
@@ -732,7 +732,8 @@ def import_graph_def(
             f"{type(graph_def).__name__}"
         )
     where = "graph_def"
-    importer = _Importer(graph_def, current_scope().graph)
+    # Functions live on the root graph, even when importing into a function being built.
+    importer = _Importer(graph_def, root_graph(current_scope().graph))
     specs = _Importer._parse_nodes(graph_def.get("node", []), where)
     by_name = {s.name: s for s in specs}
 
