@@ -118,12 +118,12 @@ def _convert_symbolic(value: Any, graph: Graph, hint: DType | None, scope: Scope
     return out
 
 
-def _convert_literal(value: Any, dtype: DType | None, scope: Scope, arg_name: str, op_type: str):
+def _convert_literal(
+    value: Any, dtype: DType | None, scope: Scope, arg_name: str, op_type: str, const_name: str
+):
     with scope_context(scope):
         try:
-            return convert_to_tensor(value, dtype=dtype) if dtype is not None else (
-                convert_to_tensor(value)
-            )
+            return convert_to_tensor(value, dtype=dtype, name=const_name)
         except (TypeError, ValueError) as e:
             if dtype is None:
                 raise TypeError(
@@ -193,6 +193,23 @@ def _build(
         raise TypeError(
             f"{op_type} takes {len(op_def.inputs)} input(s) ({arg_names}), got {len(inputs)}"
         )
+    # The op's name comes first, as in TensorFlow: its inputs that must be built (constants
+    # from literals, variable reads) are named inside it ("Add/y"). A failed build gives the
+    # name back (build_op rolls the graph back).
+    exact = name is not None and name.endswith("/")
+    if exact:
+        # TensorFlow's name_from_scope_name: "foo/" is the absolute name "foo", not uniquified.
+        op_name = name[:-1]
+        if op_name in graph:
+            raise ValueError(f"Duplicate node name in graph: '{op_name}'")
+        graph.unique_name(op_name)
+    elif name is not None:
+        full = f"{scope.name_prefix}/{name}" if scope.name_prefix else name
+        op_name = graph.unique_name(full)
+    else:
+        op_name = scope.make_op_name(op_type)
+    inner = Scope(graph, op_name, scope.control_dependencies, scope.device)
+
     norm: dict[str, Any] = {}
     for key, value in attrs.items():
         attr = op_def.attr(key)
@@ -247,7 +264,7 @@ def _build(
             for v in items:
                 if is_symbolic(v):
                     hint = arg.dtype or (norm.get(arg.type_attr) if arg.type_attr else None)
-                    o = _convert_symbolic(v, graph, hint, scope)
+                    o = _convert_symbolic(v, graph, hint, inner)
                     if arg.type_attr:
                         note_type(arg.type_attr, o.dtype, arg.name)
                     out_items.append(o)
@@ -257,7 +274,7 @@ def _build(
         else:
             if is_symbolic(value):
                 hint = arg.dtype or (norm.get(arg.type_attr) if arg.type_attr else None)
-                o = _convert_symbolic(value, graph, hint, scope)
+                o = _convert_symbolic(value, graph, hint, inner)
                 if arg.type_attr:
                     note_type(arg.type_attr, o.dtype, arg.name)
                 converted[i] = o
@@ -274,7 +291,7 @@ def _build(
                     want_j = want
                     if arg.type_list_attr and arg.type_list_attr in norm:
                         want_j = norm[arg.type_list_attr][j]
-                    o = _convert_literal(v, want_j, scope, arg.name, op_type)
+                    o = _convert_literal(v, want_j, inner, arg.name, op_type, f"{arg.name}_{j}")
                     if arg.type_attr:
                         note_type(arg.type_attr, o.dtype, arg.name)
                         want = norm[arg.type_attr]
@@ -289,7 +306,7 @@ def _build(
                     )
                 norm[arg.type_list_attr] = types_
         elif not isinstance(converted[i], Output):
-            o = _convert_literal(converted[i], want, scope, arg.name, op_type)
+            o = _convert_literal(converted[i], want, inner, arg.name, op_type, arg.name)
             if arg.type_attr:
                 note_type(arg.type_attr, o.dtype, arg.name)
             converted[i] = o
@@ -346,17 +363,6 @@ def _build(
         else:
             data_inputs.append(v)
 
-    exact = name is not None and name.endswith("/")
-    if exact:
-        # TensorFlow's name_from_scope_name: "foo/" is the absolute name "foo", not uniquified.
-        op_name = name[:-1]
-        if op_name in graph:
-            raise ValueError(f"Duplicate node name in graph: '{op_name}'")
-    elif name is not None:
-        full = f"{scope.name_prefix}/{name}" if scope.name_prefix else name
-        op_name = graph.unique_name(full, mark_as_used=False)
-    else:
-        op_name = scope.make_op_name(op_type, mark_as_used=False)
     location = user_location()
 
     if op_def.shape_fn is not None:
@@ -376,14 +382,6 @@ def _build(
             )
     else:
         shapes = [unknown_shape()] * len(out_dtypes)
-
-    # Reserve the name now that nothing can fail.
-    if exact:
-        graph.unique_name(op_name)
-    elif name is not None:
-        op_name = graph.unique_name(full)
-    else:
-        op_name = scope.make_op_name(op_type)
 
     producers = {o.op for o in data_inputs}
     control = [c for c in scope.control_dependencies if c not in producers and c.graph is graph]
