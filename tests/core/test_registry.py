@@ -134,7 +134,8 @@ def test_failed_registration_leaves_nothing_behind(register):
         ("dt: type = float", "type", tm.float32, None, None),
         ("N: int >= 1", "int", NO_DEFAULT, None, 1),
         ("N: int >= -2 = -1", "int", -1, None, -2),
-        ("eps: float = 0.0001", "float", 0.0001, None, None),
+        # Float attrs are 32-bit in TensorFlow (AttrValue.f).
+        ("eps: float = 0.0001", "float", float(np.float32(0.0001)), None, None),
         ("f: float = 1", "float", 1.0, None, None),
         ("fmt: {'NHWC', 'NCHW'} = 'NHWC'", "string", "NHWC", ("NHWC", "NCHW"), None),
         ('s: string = "a=b"', "string", "a=b", None, None),

@@ -153,6 +153,9 @@ def test_opdef_matches_tensorflow(op_type):
         attr = op_def.attr(name)
         if default is None:
             assert not attr.has_default
+        elif isinstance(default, float):
+            # Float attrs are 32-bit in TensorFlow; the recorded default is the decimal text.
+            assert attr.default == float(np.float32(default))
         else:
             assert attr.default == default
     assert tuple(op_def.attr("T").allowed_values) == ALLOWED_T[op_type]

@@ -89,12 +89,14 @@ class Kernel:
 
     ``takes_ctx`` is true when the function's first parameter is named
     ``ctx``; ``attr_names`` are the keyword attrs it accepts (``None`` means
-    all, for a function with ``**kwargs``).
+    all, for a function with ``**kwargs``); ``wants_node`` is true when it has a
+    keyword-only ``node`` parameter, which receives the Operation.
     """
 
     fn: Callable
     takes_ctx: bool
     attr_names: tuple[str, ...] | None
+    wants_node: bool = False
 
     @classmethod
     def wrap(cls, fn: Callable) -> Kernel:
@@ -110,10 +112,12 @@ class Kernel:
         takes_ctx = bool(params) and params[0].name == "ctx" and params[0].kind in (
             inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
         )
-        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-            return cls(fn, takes_ctx, None)
         names = tuple(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
-        return cls(fn, takes_ctx, names)
+        # A keyword-only `node` receives the Operation (for its name), with or without **kwargs.
+        wants_node = "node" in names
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+            return cls(fn, takes_ctx, None, wants_node)
+        return cls(fn, takes_ctx, names, wants_node)
 
 
 @frozen
@@ -135,6 +139,8 @@ class OpDef:
         value_fn: optional ``fn(op) -> ndarray | None`` giving the op's value when
             known at build time (constant folding for shape functions).
         defined_at: where the op was registered.
+        api_names: OpDef input/attr name -> the name Python callers use, where
+            TensorFlow's api_def renames it (``{"reduction_indices": "axis"}``).
         doc: a one-paragraph description.
     """
 
@@ -150,6 +156,7 @@ class OpDef:
     is_blocking: bool = False
     value_fn: Callable | None = None
     only_devices: tuple[str, ...] | None = None
+    api_names: Mapping[str, str] = field(factory=dict)
     defined_at: SourceLocation = UNKNOWN_LOCATION
     doc: str = ""
 
@@ -172,6 +179,11 @@ class OpDef:
                 if a:
                     names.add(a)
         return frozenset(names)
+
+    def api_name(self, name: str) -> str:
+        """The name Python callers use for an input or attr (TensorFlow's api_def
+        ``visible_name``; e.g. Sum's ``reduction_indices`` is ``axis`` in ``tf.raw_ops``)."""
+        return self.api_names.get(name, name)
 
     def kernel_for(self, device_type: str) -> Kernel | None:
         k = self.kernels.get(device_type)
@@ -327,7 +339,9 @@ def _scalar(attr: AttrDef, t: str, v: Any, op_type: str) -> Any:
             v, (int, float, np.integer, np.floating)
         ):
             raise _type_error(op_type, attr, v)
-        return float(v)
+        # TensorFlow stores float attrs as 32-bit floats (AttrValue.f): epsilon=0.001 is
+        # really 0.0010000000474974513, and kernels computing in float64 see that value.
+        return float(np.float32(v))
     if t == "bool":
         if not isinstance(v, (bool, np.bool_)):
             raise _type_error(op_type, attr, v)

@@ -115,6 +115,7 @@ def make_op_def(
     blocking: bool = False,
     value_fn: Callable | None = None,
     only_devices: Iterable[str] | None = None,
+    api_names: Mapping[str, str] | None = None,
     doc: str = "",
     defined_at=None,
 ) -> OpDef:
@@ -155,6 +156,7 @@ def make_op_def(
         is_blocking=blocking,
         value_fn=value_fn,
         only_devices=tuple(only_devices) if only_devices is not None else None,
+        api_names=dict(api_names or {}),
         defined_at=defined_at or caller_location(1),
         doc=doc,
     )
@@ -172,6 +174,7 @@ def register_op(
     device: str = "CPU",
     value_fn: Callable | None = None,
     only_devices: Iterable[str] | None = None,
+    api_names: Mapping[str, str] | None = None,
     doc: str | None = None,
 ):
     """Registers an op type; use as a decorator on its kernel.
@@ -201,6 +204,8 @@ def register_op(
         device: The device type the decorated kernel runs on.
         value_fn: Optional ``fn(op)`` giving the output value when known statically.
         only_devices: Device types the op may run on (no CPU fallback); None = any.
+        api_names: Names Python callers use instead of OpDef names, as TensorFlow's
+            api_def renames them (``{"reduction_indices": "axis"}`` for Sum).
         doc: Description; defaults to the kernel's docstring.
 
     Raises:
@@ -213,7 +218,7 @@ def register_op(
         op_def = make_op_def(
             op_type, inputs, outputs, attrs,
             shape_fn=shape_fn, stateful=stateful, blocking=blocking, value_fn=value_fn,
-            only_devices=only_devices,
+            only_devices=only_devices, api_names=api_names,
             doc=doc if doc is not None else ((kernel.__doc__ or "").strip() if kernel else ""),
             defined_at=defined_at,
         )

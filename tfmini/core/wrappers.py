@@ -35,7 +35,20 @@ def _accessor_name(arg_name: str) -> str:
 
 
 def _split_call(op_def: OpDef, args: tuple, kwargs: dict, *, positional_ok: bool) -> tuple:
-    """Separates a call's arguments into inputs (in OpDef order) and attrs."""
+    """Separates a call's arguments into inputs (in OpDef order) and attrs.
+
+    Keywords may use the OpDef names or the API names TensorFlow's ``tf.raw_ops`` uses
+    where its api_def renames them (Sum's ``axis`` for ``reduction_indices``).
+    """
+    if op_def.api_names:
+        by_api = {v: k for k, v in op_def.api_names.items()}
+        renamed = {}
+        for key, value in kwargs.items():
+            real = by_api.get(key, key)
+            if real in renamed:
+                raise TypeError(f"{op_def.name} got multiple values for '{key}'")
+            renamed[real] = value
+        kwargs = renamed
     in_names = [a.name for a in op_def.inputs]
     if len(args) > len(in_names):
         raise TypeError(

@@ -374,6 +374,7 @@ def _select_shape(ic) -> list[TensorShape]:
     outputs=["output: T"],
     attrs=["T: type"],
     shape_fn=_select_shape,
+    api_names={"t": "x", "e": "y"},
 )
 def select_kernel(condition, t, e):
     """Picks from ``t`` where ``condition`` else ``e``; a vector condition picks rows."""
@@ -652,6 +653,7 @@ def _reduction(op_type: str, doc: str):
         outputs=["output: T"],
         attrs=["keep_dims: bool = false", f"T: {{{REAL_TYPES}}}", "Tidx: {int32, int64} = int32"],
         shape_fn=_reduction_shape,
+        api_names={"reduction_indices": "axis"},
         doc=doc,
     )
 

@@ -82,8 +82,8 @@ def _bind_kernel(op: Operation, kernel: Kernel):
         wanted = dict(op.attrs)
     else:
         wanted = {k: op.attrs[k] for k in kernel.attr_names if k in op.attrs}
-        if "node" in kernel.attr_names and "node" not in op.attrs:
-            wanted["node"] = op  # kernels that need their op's name ask for `node`
+    if kernel.wants_node and "node" not in op.attrs:
+        wanted["node"] = op  # kernels that need their op's name ask for `node`
     return functools.partial(kernel.fn, **wanted) if wanted else kernel.fn
 
 
