@@ -416,8 +416,6 @@ def test_feeding_the_value_assigned(graph):
         np.testing.assert_array_equal(sess.run(w), [4, 5])
 
 
-@pytest.mark.xfail(strict=True, reason="Session feeds do not resolve _as_graph_element yet "
-                                       "(runtime/session.py)")
 def test_feeding_a_variable_feeds_its_graph_element(graph):
     w = tm.Variable([1.0, 2.0], name="w")
     with tm.Session() as sess:

@@ -11,13 +11,9 @@ type for which TensorFlow registers no CPU kernel (``RealDiv`` on integers,
 ``MatMul`` on uint8), the op builds and its kernel fails at run time as
 TensorFlow's does.
 
-Warnings: TensorFlow returns inf/nan silently. Kernels whose ordinary domain
-produces them (``Log`` of 0, ``Sqrt`` of negatives, float division by zero,
-``Pow``, ``Exp``...) run under ``np.errstate``. The bare-ufunc kernels (``Add``,
-``AddV2``, ``Sub``, ``Mul``, ``Square``, ``Neg``, ``Abs``, ``AddN``, ``Sum``,
-``Prod``) stay bare because ``np.errstate`` costs about 1 us per call, several times
-the ufunc itself on small tensors; they warn only on float overflow or
-``inf - inf`` / ``0 * inf``.
+Warnings: TensorFlow returns inf/nan silently. The Session runs every plan under
+one ``np.errstate(all="ignore")``, so kernels need no warning handling of their own
+and most stay bare ufunc calls.
 """
 
 from __future__ import annotations
@@ -89,17 +85,6 @@ def unary_op(op_type: str, kernel: Callable, types: str = NUMERIC_TYPES, doc: st
 # Kernel helpers
 
 
-def _quiet1(ufunc: Callable) -> Callable:
-    """``ufunc(x)`` without NumPy's floating-point warnings (TensorFlow gives inf/nan silently)."""
-
-    def kernel(x):
-        with np.errstate(all="ignore"):
-            return ufunc(x)
-
-    kernel.__name__ = f"{ufunc.__name__}_kernel"
-    return kernel
-
-
 def _is_int(x) -> bool:
     return x.dtype.kind in "iu"
 
@@ -130,65 +115,54 @@ def _no_kernel(node) -> errors.InvalidArgumentError:
 def _real_div(x, y, *, node):
     if _is_int(x):
         raise _no_kernel(node)
-    with np.errstate(all="ignore"):
-        return np.true_divide(x, y)
+    return np.true_divide(x, y)
 
 
 def _div(x, y):
     """TF's ``Div``: true division for floats, C-style (truncating) division for integers."""
     if not _is_int(x):
-        with np.errstate(all="ignore"):
-            return np.true_divide(x, y)
+        return np.true_divide(x, y)
     _check_divisor(y)
-    with np.errstate(all="ignore"):  # INT_MIN / -1 wraps, as in C
-        q = np.floor_divide(x, y)
-        if x.dtype.kind == "u":
-            return q
-        # Floor and truncation differ when the signs differ and the division is inexact.
-        inexact = np.not_equal(np.multiply(q, y), x)
-        return np.add(q, inexact & np.less(np.bitwise_xor(x, y), 0), dtype=q.dtype)
+    q = np.floor_divide(x, y)  # INT_MIN / -1 wraps, as in C
+    if x.dtype.kind == "u":
+        return q
+    # Floor and truncation differ when the signs differ and the division is inexact.
+    inexact = np.not_equal(np.multiply(q, y), x)
+    return np.add(q, inexact & np.less(np.bitwise_xor(x, y), 0), dtype=q.dtype)
 
 
 def _floor_div(x, y):
     """TF's ``FloorDiv``: ``floor(x / y)`` for floats (not NumPy's fmod-based ``//``)."""
     if _is_int(x):
         _check_divisor(y)
-        with np.errstate(all="ignore"):
-            return np.floor_divide(x, y)
-    with np.errstate(all="ignore"):
-        return np.floor(np.true_divide(x, y))
+        return np.floor_divide(x, y)
+    return np.floor(np.true_divide(x, y))
 
 
 def _floor_mod(x, y):
     """TF's ``FloorMod``: the result takes the divisor's sign (Python's ``%``)."""
     if _is_int(x):
         _check_divisor(y)
-    with np.errstate(all="ignore"):
-        return np.remainder(x, y)
+    return np.remainder(x, y)
 
 
 def _pow(x, y):
-    if _is_int(x):
-        if np.any(np.less(y, 0)):
-            raise errors.InvalidArgumentError(
-                None, None, "Integers to negative integer powers are not allowed"
-            )
-        return np.power(x, y)
-    with np.errstate(all="ignore"):
-        return np.power(x, y)
+    if _is_int(x) and np.any(np.less(y, 0)):
+        raise errors.InvalidArgumentError(
+            None, None, "Integers to negative integer powers are not allowed"
+        )
+    return np.power(x, y)
 
 
 def _rsqrt(x):
-    with np.errstate(all="ignore"):
-        return np.reciprocal(np.sqrt(x))
+    return np.reciprocal(np.sqrt(x))
 
 
 def _sigmoid(x):
     # Half precision is computed in float and rounded once, as TensorFlow's kernel does.
     if x.dtype == np.float16:
         return _sigmoid(x.astype(np.float32)).astype(np.float16)
-    with np.errstate(all="ignore"):
-        return np.reciprocal(np.add(1, np.exp(np.negative(x))))
+    return np.reciprocal(np.add(1, np.exp(np.negative(x))))
 
 
 # ----------------------------------------------------------------------------------------
@@ -272,13 +246,13 @@ unary_op("Neg", np.negative, SIGNED_TYPES, doc="-x.")
 unary_op("Abs", np.absolute, SIGNED_TYPES, doc="|x|.")
 unary_op("Sign", np.sign, SIGNED_TYPES, doc="-1, 0 or 1 by the sign of x (NaN stays NaN).")
 unary_op("Square", np.square, NUMERIC_TYPES, doc="x * x.")
-unary_op("Sqrt", _quiet1(np.sqrt), FLOAT_TYPES, doc="sqrt(x); NaN for x < 0.")
+unary_op("Sqrt", np.sqrt, FLOAT_TYPES, doc="sqrt(x); NaN for x < 0.")
 unary_op("Rsqrt", _rsqrt, FLOAT_TYPES, doc="1 / sqrt(x).")
-unary_op("Exp", _quiet1(np.exp), FLOAT_TYPES, doc="e ** x.")
-unary_op("Log", _quiet1(np.log), FLOAT_TYPES, doc="Natural logarithm; -inf at 0, NaN below.")
-unary_op("Log1p", _quiet1(np.log1p), FLOAT_TYPES, doc="log(1 + x).")
-unary_op("Sin", _quiet1(np.sin), FLOAT_TYPES, doc="sin(x).")
-unary_op("Cos", _quiet1(np.cos), FLOAT_TYPES, doc="cos(x).")
+unary_op("Exp", np.exp, FLOAT_TYPES, doc="e ** x.")
+unary_op("Log", np.log, FLOAT_TYPES, doc="Natural logarithm; -inf at 0, NaN below.")
+unary_op("Log1p", np.log1p, FLOAT_TYPES, doc="log(1 + x).")
+unary_op("Sin", np.sin, FLOAT_TYPES, doc="sin(x).")
+unary_op("Cos", np.cos, FLOAT_TYPES, doc="cos(x).")
 unary_op("Tanh", np.tanh, FLOAT_TYPES, doc="tanh(x).")
 unary_op("Sigmoid", _sigmoid, FLOAT_TYPES, doc="1 / (1 + exp(-x)).")
 
@@ -487,8 +461,8 @@ def cast_kernel(x, *, SrcT, DstT, Truncate):  # noqa: N803  (TensorFlow's attr n
         src = np.asarray(x)
         chopped = np.bitwise_and(src.view(bits), mask).view(src.dtype)
         x = np.where(np.isnan(src), src, chopped)  # keep NaN payloads NaN
-    with np.errstate(all="ignore"):  # float narrowing overflows to inf silently
-        return np.asarray(x).astype(target)
+    # float narrowing overflows to inf silently
+    return np.asarray(x).astype(target)
 
 
 # ----------------------------------------------------------------------------------------

@@ -233,6 +233,8 @@ class Session:
                 ) from None
         elif isinstance(key, Output):
             element = key
+        elif hasattr(key, "_as_graph_element"):
+            element = key._as_graph_element()  # a Variable feeds its graph element, as in TF
         elif hasattr(key, "as_output") and not isinstance(key, Operation):
             # Operands (variables, op wrappers) feed their tensor. An Operation is refused as
             # TF refuses it, though its as_output would pick an output for it.
@@ -275,12 +277,15 @@ class Session:
         ctxs = self._contexts(plan, run)
         tracing = options is not None and options.trace_level > 0 and run_metadata is not None
         try:
-            if tracing:
-                stats: list = []
-                values = plan.run_stepwise(ctxs, feed_values, stats)
-                self._record_stats(run_metadata, stats)
-            else:
-                values = plan.run(ctxs, feed_values)
+            # TensorFlow computes inf/nan silently; NumPy would warn. One errstate per run
+            # (about 1 us) lets every kernel stay a bare ufunc call.
+            with np.errstate(all="ignore"):
+                if tracing:
+                    stats: list = []
+                    values = plan.run_stepwise(ctxs, feed_values, stats)
+                    self._record_stats(run_metadata, stats)
+                else:
+                    values = plan.run(ctxs, feed_values)
         except BaseException:
             run.rollback()
             raise
