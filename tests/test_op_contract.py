@@ -10,12 +10,11 @@ import pkgutil
 import numpy as np
 import pytest
 
+import tests.contract as contract_pkg
 import tfmini as tm
 from tfmini.core import registry
 from tfmini.core.builder import build_op
 from tfmini.core.scope import current_scope
-
-import tests.contract as contract_pkg
 
 PACKAGE_DIR = os.path.dirname(tm.__file__)
 
@@ -83,7 +82,8 @@ def test_outputs_agree_with_shape_function(op_type):
             continue
         arr = np.asarray(value)
         assert arr.dtype == out.dtype.np_dtype, (
-            f"{op_type} output {out.value_index}: kernel gave {arr.dtype}, declared {out.dtype.name}"
+            f"{op_type} output {out.value_index}: kernel gave {arr.dtype}, "
+            f"declared {out.dtype.name}"
         )
         assert out.shape.is_compatible_with(arr.shape), (
             f"{op_type} output {out.value_index}: kernel gave shape {arr.shape}, "

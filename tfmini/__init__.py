@@ -7,7 +7,12 @@ This is the only module that imports every layer.
 
 from __future__ import annotations
 
-from tfmini import errors
+from tfmini import (  # noqa: E402  (ops register themselves on import)
+    errors,
+    nn,  # noqa: E402
+    ops,
+    raw_ops,
+)
 from tfmini.core.convert import convert_to_tensor, register_tensor_conversion_function
 from tfmini.core.devices import DeviceSpec
 from tfmini.core.dtypes import (
@@ -28,6 +33,7 @@ from tfmini.core.dtypes import (
     uint8,
     variant,
 )
+from tfmini.core.function import FuncGraph  # noqa: E402
 from tfmini.core.graph import Graph, Operation, Output, Tensor
 from tfmini.core.registry import (
     NotDifferentiable,
@@ -46,19 +52,15 @@ from tfmini.core.scope import (
     reset_default_graph,
 )
 from tfmini.core.shapes import TensorShape
-from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
-from tfmini.runtime.session import InteractiveSession, Session, get_default_session
-
-from tfmini import ops, raw_ops  # noqa: E402  (ops register themselves on import)
 
 # The TF1-style functions: each family module lists its public names in __all__.
 from tfmini.ops.array import *  # noqa: E402,F401,F403
+from tfmini.ops.control_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.math import *  # noqa: E402,F401,F403
 from tfmini.ops.state import *  # noqa: E402,F401,F403
 from tfmini.ops.variables import *  # noqa: E402,F401,F403
-from tfmini.ops.control_flow import *  # noqa: E402,F401,F403
-from tfmini import nn  # noqa: E402
-from tfmini.core.function import FuncGraph  # noqa: E402
+from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
+from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 

@@ -1,7 +1,8 @@
-"""``tm.raw_ops.<OpType>(**kwargs)``: every registered op as a function with TensorFlow's keyword names.
+"""``tm.raw_ops.<OpType>(**kwargs)``: every registered op as a keyword-only function.
 
-Inputs and attrs are passed by their OpDef names (``x=``, ``epsilon=``),
-plus ``name=``. Single-output ops return the Output, multi-output ops a
+Inputs and attrs are passed by TensorFlow's names (``x=``, ``epsilon=``; where
+TensorFlow's ``tf.raw_ops`` renames an OpDef argument, e.g. Sum's ``axis``, that
+name too), plus ``name=``. Single-output ops return the Output, multi-output ops a
 namedtuple of Outputs, ops without outputs the Operation.
 """
 

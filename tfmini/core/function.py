@@ -71,10 +71,8 @@ class FuncGraph(Graph):
 
     def outer_values(self) -> list[Output]:
         """The Outputs of the enclosing graph to pass for the captured arguments, in order."""
-        result = []
-        for outer in self.captures:
-            result.append(outer if outer.graph is self.outer_graph else self.outer_graph._capture(outer))
-        return result
+        parent = self.outer_graph
+        return [o if o.graph is parent else parent._capture(o) for o in self.captures]
 
     def finalize_function(self, outputs: list[Output]) -> None:
         """Sets the results; every stateful op becomes a control output (runs on each call)."""

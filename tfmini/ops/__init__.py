@@ -11,7 +11,7 @@ from tfmini.core import registry as _registry
 from tfmini.core.wrappers import OpWrapper, op_class
 
 # Importing the families registers the built-in ops.
-from tfmini.ops import array, math, nn, state, variables, control_flow  # noqa: F401,E402
+from tfmini.ops import array, control_flow, math, nn, state, variables  # noqa: F401,E402
 
 
 def __getattr__(name: str):
