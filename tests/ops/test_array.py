@@ -310,6 +310,18 @@ def test_split_returns_lists(graph):
     assert [list(g) for g in got] == [[0, 1], [2, 3, 4, 5]]
 
 
+def test_single_piece_list_outputs(graph):
+    # A list output of length one is still a list: the kernel returns a sequence of one.
+    x = tm.constant(np.arange(6).reshape(1, 6))
+    (piece,) = tm.split(x, 1)
+    (row,) = tm.unstack(x)
+    (whole,) = tm.split(x, [6], axis=1)
+    got = _run([piece, row, whole])
+    np.testing.assert_array_equal(got[0], np.arange(6).reshape(1, 6))
+    np.testing.assert_array_equal(got[1], np.arange(6))
+    np.testing.assert_array_equal(static_value(row), np.arange(6))
+
+
 def test_unstack_and_stack_round_trip(graph):
     x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
     for axis in (0, 1, -1):

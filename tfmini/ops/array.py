@@ -340,7 +340,8 @@ def fold_constant(output: Output) -> np.ndarray | None:
         if "node" in kernel.attr_names:
             kwargs["node"] = op
     result = kernel.fn(*_kernel_args(op, values), **kwargs)
-    if len(op.outputs) > 1:
+    # Kernels return a sequence for several output arguments or a list output (even of one).
+    if len(op.op_def.outputs) > 1 or any(a.is_list for a in op.op_def.outputs):
         result = result[output.value_index]
     result = np.array(result, dtype=output.dtype.np_dtype)
     if result.size > _FOLD_LIMIT:
@@ -1340,8 +1341,7 @@ def unpack_kernel(value, *, num, axis):
             f"Input shape axis {ax} must equal {num}, got shape {dims_str(value.shape)}"
         )
     lead = (builtins.slice(None),) * ax
-    parts = [value[lead + (i,)] for i in builtins.range(num)]
-    return parts[0] if num == 1 else parts  # one output: the value itself
+    return [value[lead + (i,)] for i in builtins.range(num)]
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0,
@@ -1425,8 +1425,7 @@ def split_kernel(split_dim, value, *, num_split):
             f"Number of ways to split should evenly divide the split dimension, but got "
             f"split_dim {ax} (size = {value.shape[ax]}) and num_split {num_split}"
         )
-    parts = np.split(value, num_split, axis=ax)
-    return parts[0] if num_split == 1 else parts  # one output: the value itself
+    return np.split(value, num_split, axis=ax)
 
 
 def _split_v_shape(ic):
@@ -1495,7 +1494,7 @@ def split_v_kernel(value, size_splits, split_dim, *, num_split):
     n = value.shape[ax]
     sizes = _as_int_list(sizes_arr)
     if num_split == 1:
-        return value  # TensorFlow passes the input through without checking the size
+        return [value]  # TensorFlow passes the input through without checking the size
     neg_one, determined = -1, 0
     for d, s in enumerate(sizes):
         if s == -1:
