@@ -34,6 +34,7 @@ from tfmini.core.dtypes import (
     variant,
 )
 from tfmini.core.function import FuncGraph  # noqa: E402
+from tfmini.core.serialize import import_graph_def  # noqa: E402
 from tfmini.core.graph import Graph, Operation, Output, Tensor
 from tfmini.core.registry import (
     NotDifferentiable,

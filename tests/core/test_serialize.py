@@ -498,9 +498,8 @@ def call_op():
     @register_op("_SerCall", inputs=["args: Tin"], outputs=["out: Tout"],
                  attrs=["Tin: list(type)", "Tout: list(type)", "f: func"], shape_fn=shape)
     def call(ctx, args, *, f):
-        results = ctx.call_function(f, args)
-        # One output is returned bare: the kernel convention for single-output ops.
-        return results[0] if len(results) == 1 else results
+        # A list output is returned as a sequence, even when it holds one tensor.
+        return ctx.call_function(f, args)
 
     yield "_SerCall"
     unregister("_SerCall")
@@ -673,12 +672,6 @@ def test_captures_and_loops_round_trip():
                 np.testing.assert_array_equal(u, w)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: tm.cond names functions from a process-wide counter and "
-    "Graph._register_function silently replaces a function of the same name, so a cond built "
-    "after importing another process's def can shadow an imported function",
-)
 @pytest.mark.skipif(not hasattr(tm, "cond"), reason="tm.cond not written yet")
 def test_cond_after_import_keeps_function_names_unique():
     import tfmini.ops.control_flow as control_flow

@@ -111,7 +111,7 @@ def test_class_is_generated_once_and_documented():
 
 
 def test_unknown_names_are_attribute_errors():
-    with pytest.raises(AttributeError, match="no op type 'NoSuchOp' is registered"):
+    with pytest.raises(AttributeError, match="Op type not registered 'NoSuchOp'"):
         tm.ops.NoSuchOp  # noqa: B018
     with pytest.raises(AttributeError):
         tm.ops.lowercase_thing  # noqa: B018

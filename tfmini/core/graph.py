@@ -506,7 +506,15 @@ class Graph:
 
     # -- functions (sub-graphs referenced by control-flow attrs) --------------------
     def _register_function(self, fn: Any) -> None:
-        self._functions[fn.name] = fn
+        """Adds a function to the library; a name already taken by another function is
+        replaced by ``name_1``, ``name_2``... (ops hold the function itself, not its name)."""
+        with self._lock:
+            if self._functions.get(fn.name, fn) is not fn:
+                base, i = fn.name, 1
+                while f"{base}_{i}" in self._functions:
+                    i += 1
+                fn.name = f"{base}_{i}"
+            self._functions[fn.name] = fn
 
     @property
     def functions(self) -> Mapping[str, Any]:

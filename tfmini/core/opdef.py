@@ -136,8 +136,8 @@ class OpDef:
         is_stateful: the op touches state or has side effects (never pruned as
             duplicate, never constant-folded).
         is_blocking: the kernel may wait (e.g. an accumulator take).
-        value_fn: optional ``fn(op) -> ndarray | None`` giving the op's value when
-            known at build time (constant folding for shape functions).
+        value_fn: optional ``fn(output) -> ndarray | None`` giving an output's value
+            when known at build time (constant folding for shape functions).
         defined_at: where the op was registered.
         api_names: OpDef input/attr name -> the name Python callers use, where
             TensorFlow's api_def renames it (``{"reduction_indices": "axis"}``).

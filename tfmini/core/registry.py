@@ -202,7 +202,7 @@ def register_op(
         stateful: The op reads or writes state, or has side effects.
         blocking: The kernel may wait for a condition (see docs/custom_ops.md).
         device: The device type the decorated kernel runs on.
-        value_fn: Optional ``fn(op)`` giving the output value when known statically.
+        value_fn: Optional ``fn(output)`` giving an output's value when known statically.
         only_devices: Device types the op may run on (no CPU fallback); None = any.
         api_names: Names Python callers use instead of OpDef names, as TensorFlow's
             api_def renames them (``{"reduction_indices": "axis"}`` for Sum).

@@ -15,10 +15,14 @@ from tfmini.ops import array, control_flow, math, nn, state, variables  # noqa: 
 
 
 def __getattr__(name: str):
-    if name[:1].isupper() and _registry.lookup(name) is not None:
-        return op_class(name)
-    raise AttributeError(f"module 'tfmini.ops' has no attribute {name!r}"
-                         + (f" (no op type '{name}' is registered)" if name[:1].isupper() else ""))
+    if name[:1].isupper():
+        if _registry.lookup(name) is not None:
+            return op_class(name)
+        try:
+            _registry.get(name)  # its NotFoundError lists close matches
+        except Exception as e:
+            raise AttributeError(f"module 'tfmini.ops' has no attribute {name!r}. {e}") from None
+    raise AttributeError(f"module 'tfmini.ops' has no attribute {name!r}")
 
 
 def __dir__():

@@ -199,15 +199,6 @@ def _check_signature(node: Operation, attr: str, fn: Any, num_args: int, num_res
         )
 
 
-def _kernel_result(values: list) -> Any:
-    # The plan binds a single output to the kernel's return value itself, several to a sequence.
-    if not values:
-        return None
-    if len(values) == 1:
-        return values[0]
-    return values
-
-
 def _with_output_shapes(ic, default: list) -> list:
     """The ``output_shapes`` attr as the output shapes, or ``default`` when it is empty."""
     shapes = ic.attrs["output_shapes"]
@@ -243,7 +234,7 @@ def _if_kernel(ctx, cond, input, *, Tcond, then_branch, else_branch, node):
     taken = _to_bool(cond, Tcond)
     branch, attr = (then_branch, "then_branch") if taken else (else_branch, "else_branch")
     _check_signature(node, attr, branch, len(input), len(node.outputs))
-    return _kernel_result(ctx.call_function(branch, input))
+    return ctx.call_function(branch, input)  # a list output: always a sequence
 
 
 register_op(
@@ -296,7 +287,7 @@ def _while_kernel(ctx, input, *, cond, body, node):
         while True:
             (pred,) = ctx.call_function(cond, values)
             if not _to_bool(pred, pred_dtype):
-                return _kernel_result(values)
+                return values
             values = ctx.call_function(body, values)
             # A loop may run for long: honour the run's deadline and a concurrent close().
             if run.deadline is not None:

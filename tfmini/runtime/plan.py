@@ -45,10 +45,17 @@ _PY_TO_TF = (
 class Step:
     """One op of a plan, bound to its kernel."""
 
-    __slots__ = ("op", "fn", "takes_ctx", "inputs", "outputs", "device_index", "lineno")
+    __slots__ = (
+        "op", "fn", "takes_ctx", "inputs", "outputs", "device_index", "lineno", "sequence",
+    )
 
     def __init__(self, op, fn, takes_ctx, inputs, outputs, device_index):
         self.op: Operation = op
+        # The kernel returns a sequence when the op has several output arguments or a list
+        # output (even a list of one, e.g. IdentityN of one tensor); else the value itself.
+        self.sequence: bool = len(op.op_def.outputs) > 1 or any(
+            a.is_list for a in op.op_def.outputs
+        )
         self.fn = fn
         self.takes_ctx: bool = takes_ctx
         # One entry per input argument: a slot, or a list of slots for list arguments.
@@ -308,7 +315,7 @@ class Plan:
             nout = len(step.op.outputs)
             if nout == 0 or all(t == "_" for t in targets):
                 line = call
-            elif nout == 1:
+            elif nout == 1 and not step.sequence:
                 line = f"{targets[0]} = {call}"
             else:
                 line = f"{', '.join(targets)}, = {call}"
@@ -386,7 +393,7 @@ class Plan:
             start = time.perf_counter()
             try:
                 result = step.fn(*args)
-                if len(step.outputs) > 1:
+                if step.sequence:
                     result = _unpack(result, len(step.outputs))
             except Exception as e:
                 flat = [v for a in args[1 if step.takes_ctx else 0 :] for v in
@@ -397,19 +404,12 @@ class Plan:
                 raise wrapped from e
             end = time.perf_counter()
             outs = step.outputs
-            if len(outs) == 1:
-                if outs[0] >= 0:
-                    values[outs[0]] = result
-            elif outs:
-                for slot, v in zip(outs, result):
-                    if slot >= 0:
-                        values[slot] = v
+            results = result if step.sequence else ((result,) if outs else ())
+            for slot, v in zip(outs, results):
+                if slot >= 0:
+                    values[slot] = v
             if stats is not None:
-                shapes = []
-                if len(outs) == 1:
-                    shapes = [np.shape(result)]
-                elif outs:
-                    shapes = [np.shape(v) for v in result]
+                shapes = [np.shape(v) for v in results]
                 stats.append((step, self.devices[step.device_index][0], start, end, shapes))
         return tuple(values[s] for s in self.fetch_slots)
 
