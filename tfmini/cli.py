@@ -52,7 +52,7 @@ def _build_demo_graph(tm, features: int, hidden: int):
     return g, x, t, loss, train_op, init
 
 
-def demo(steps: int = 300, batch: int = 64, dot_path: str | None = "demo_graph.dot",
+def demo(steps: int = 1000, batch: int = 64, dot_path: str | None = "demo_graph.dot",
          seed: int = 0, out=sys.stdout) -> float:
     """Trains the demo model; returns the final loss."""
     import tfmini as tm
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tfmini", description="tfmini: a TF1-style graph engine")
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="train a small model and write its graph as DOT")
-    p_demo.add_argument("--steps", type=int, default=300)
+    p_demo.add_argument("--steps", type=int, default=1000)
     p_demo.add_argument("--batch", type=int, default=64)
     p_demo.add_argument("--seed", type=int, default=0)
     p_demo.add_argument("--dot", default="demo_graph.dot", help="where to write the DOT file")
