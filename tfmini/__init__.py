@@ -35,6 +35,13 @@ from tfmini.core.dtypes import (
 )
 from tfmini.core.function import FuncGraph  # noqa: E402
 from tfmini.core.serialize import import_graph_def  # noqa: E402
+from tfmini.ops.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
+from tfmini.gradients import (  # noqa: E402
+    AggregationMethod,
+    UnconnectedGradients,
+    gradients,
+)
+from tfmini import test  # noqa: E402
 from tfmini.core.graph import Graph, Operation, Output, Tensor
 from tfmini.core.registry import (
     NotDifferentiable,

@@ -10,8 +10,11 @@ from __future__ import annotations
 from tfmini.core import registry as _registry
 from tfmini.core.wrappers import OpWrapper, op_class
 
-# Importing the families registers the built-in ops.
+# Importing the families registers the built-in ops; the *_grad modules register their
+# gradient functions (and mark the ops that have none).
 from tfmini.ops import array, control_flow, math, nn, state, variables  # noqa: F401,E402
+from tfmini.ops import fused_batch_norm, indexed_slices  # noqa: F401,E402
+from tfmini.ops import array_grad, control_flow_grad, math_grad, nn_grad  # noqa: F401,E402
 
 
 def __getattr__(name: str):

@@ -71,6 +71,11 @@ class FetchMapper:
     def _compile(self, fetch: Any) -> Callable[[list], Any]:
         if fetch is None:
             raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
+        if hasattr(fetch, "_tm_fetch_components"):
+            # Composite values (IndexedSlices) fetch their parts and rebuild themselves.
+            components, rebuild = fetch._tm_fetch_components()
+            parts = [self._compile(c) for c in components]
+            return lambda values: rebuild([p(values) for p in parts])
         if isinstance(fetch, (Output, Operation, str)) or hasattr(fetch, "_as_graph_element") or (
             hasattr(fetch, "as_output") and hasattr(fetch, "op")
         ):
