@@ -351,33 +351,6 @@ def fold_constant(output: Output) -> np.ndarray | None:
     return result
 
 
-def _merge_shapes(a: Any, b: Any) -> TensorShape:
-    """TensorFlow's ``InferenceContext::Merge`` of two shapes, with its messages."""
-    a, b = as_shape(a), as_shape(b)
-    if a.dims is None:
-        return b
-    if b.dims is None:
-        return a
-    if len(a.dims) != len(b.dims):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}")
-    out = []
-    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(
-                f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                f"Shapes are {a.tf_str()} and {b.tf_str()}."
-            )
-        out.append(x if x is not None else y)
-    return TensorShape(out)
-
-
-def _with_rank_at_most(shape: Any, rank: int) -> TensorShape:
-    shape = as_shape(shape)
-    if shape.dims is not None and len(shape.dims) > rank:
-        raise ValueError(f"Shape must be at most rank {rank} but is rank {len(shape.dims)}")
-    return shape
-
-
 def _mul_dim(a: int | None, b: int | None) -> int | None:
     """TensorFlow's ``InferenceContext::Multiply`` (a known 0 wins over an unknown)."""
     if a == 0 or b == 0:
@@ -483,7 +456,7 @@ def shape_from_shape_tensor(ic, key: int | str) -> TensorShape:
     Raises:
         ValueError: the input is not a vector, or holds a value below -1.
     """
-    tshape = _with_rank_at_most(ic.input_shape(key), 1)
+    tshape = shape_fns.with_rank_at_most(ic.input_shape(key), 1)
     partial = _partial_shape_of_tensor(ic.input(key))
     if partial is not None:
         return partial
@@ -1158,10 +1131,10 @@ def _concat_shape(ic):
     after = TensorShape(shapes[-1].dims[axis + 1 :])
     middle = shapes[-1].dims[axis]
     for s in reversed(shapes[:-1]):
-        before = _merge_shapes(TensorShape(s.dims[:axis]), before)
+        before = shape_fns.merge_shapes(TensorShape(s.dims[:axis]), before)
         d = s.dims[axis]
         middle = None if d is None or middle is None else d + middle
-        after = _merge_shapes(TensorShape(s.dims[axis + 1 :]), after)
+        after = shape_fns.merge_shapes(TensorShape(s.dims[axis + 1 :]), after)
     return [TensorShape(before.dims + (middle,) + after.dims)]
 
 
@@ -1248,7 +1221,7 @@ def _pack_shape(ic):
     cur = as_shape(shapes[-1])
     for i in builtins.range(len(shapes) - 2, -1, -1):
         try:
-            cur = _merge_shapes(shapes[i], cur)
+            cur = shape_fns.merge_shapes(shapes[i], cur)
         except ValueError as e:
             raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
     if cur.dims is None:
@@ -1565,7 +1538,7 @@ def _slice_shape(ic):
     inp = ic.input_shape("input")
     begin_shape = shape_fns.with_rank(ic.input_shape("begin"), 1)
     size_shape = shape_fns.with_rank(ic.input_shape("size"), 1)
-    begin_shape = _merge_shapes(begin_shape, size_shape)
+    begin_shape = shape_fns.merge_shapes(begin_shape, size_shape)
     ndims = begin_shape.dims[0]
     if ndims is not None:
         inp = shape_fns.with_rank(inp, ndims)
@@ -1769,8 +1742,8 @@ def _strided_slice_shape(ic):
     begin_shape = shape_fns.with_rank(ic.input_shape("begin"), 1)
     end_shape = shape_fns.with_rank(ic.input_shape("end"), 1)
     strides_shape = shape_fns.with_rank(ic.input_shape("strides"), 1)
-    begin_shape = _merge_shapes(begin_shape, end_shape)
-    begin_shape = _merge_shapes(begin_shape, strides_shape)
+    begin_shape = shape_fns.merge_shapes(begin_shape, end_shape)
+    begin_shape = shape_fns.merge_shapes(begin_shape, strides_shape)
     inp = ic.input_shape("input")
     strides = ic.input_value("strides")
     if inp.dims is None or begin_shape.dims[0] is None or strides is None:
@@ -1993,7 +1966,7 @@ def _tile_shape(ic):
     multiples = shape_from_shape_tensor(ic, "multiples")
     if inp.dims is not None:
         multiples = shape_fns.with_rank(multiples, inp.rank)
-        _merge_shapes(ic.input_shape("multiples"), TensorShape([inp.rank]))
+        shape_fns.merge_shapes(ic.input_shape("multiples"), TensorShape([inp.rank]))
     if multiples.dims is None:
         return [unknown_shape()]
     inp = shape_fns.with_rank(inp, multiples.rank)
@@ -2464,7 +2437,7 @@ def _scatter_nd_shape(ic):
         return [out]
     prefix_i, prefix_u = TensorShape(indices.dims[:outer]), TensorShape(updates.dims[:outer])
     try:
-        _merge_shapes(prefix_i, prefix_u)
+        shape_fns.merge_shapes(prefix_i, prefix_u)
     except ValueError as e:
         raise ValueError(
             f"Dimensions [0,{outer}) of indices[shape={indices.tf_str()}] = {prefix_i.tf_str()} "
@@ -2475,7 +2448,7 @@ def _scatter_nd_shape(ic):
         return [out]
     suffix_o, suffix_u = TensorShape(out.dims[ix:]), TensorShape(updates.dims[outer:])
     try:
-        _merge_shapes(suffix_o, suffix_u)
+        shape_fns.merge_shapes(suffix_o, suffix_u)
     except ValueError as e:
         raise ValueError(
             f"Dimensions [{ix},{out.rank}) of input[shape={out.tf_str()}] = {suffix_o.tf_str()} "
@@ -2739,7 +2712,7 @@ def _broadcast_to_shape(ic):
     inp = ic.input_shape("input")
     if out.dims is None or inp.dims is None:
         return [out]
-    inp = _with_rank_at_most(inp, out.rank)
+    inp = shape_fns.with_rank_at_most(inp, out.rank)
     dims = list(out.dims)
     for i in builtins.range(inp.rank):
         d = inp.dims[inp.rank - i - 1]

@@ -258,35 +258,6 @@ unary_op("Sigmoid", _sigmoid, FLOAT_TYPES, doc="1 / (1 + exp(-x)).")
 
 
 # ----------------------------------------------------------------------------------------
-# Shape-function helpers specific to this family
-
-
-def merge_shapes(a: Any, b: Any) -> TensorShape:
-    """TensorFlow's ``InferenceContext::Merge`` of two shapes, with its messages.
-
-    Raises:
-        ValueError: "Shapes must be equal rank, but are 2 and 1", or "Dimension 1 in both
-            shapes must be equal, but are 3 and 1. Shapes are [2,3] and [2,1]."
-    """
-    a, b = as_shape(a), as_shape(b)
-    if a.dims is None:
-        return b
-    if b.dims is None:
-        return a
-    if len(a.dims) != len(b.dims):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}")
-    out = []
-    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(
-                f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                f"Shapes are {a.tf_str()} and {b.tf_str()}."
-            )
-        out.append(x if x is not None else y)
-    return TensorShape(out)
-
-
-# ----------------------------------------------------------------------------------------
 # AddN
 
 
@@ -295,7 +266,7 @@ def _add_n_shape(ic) -> list[TensorShape]:
     cur = shapes[-1]
     for i in range(len(shapes) - 2, -1, -1):
         try:
-            cur = merge_shapes(shapes[i], cur)
+            cur = shape_fns.merge_shapes(shapes[i], cur)
         except ValueError as e:
             raise ValueError(f"{e} \tFrom merging shape {i} with other shapes.") from None
     return [cur]
@@ -332,13 +303,13 @@ def add_n_kernel(inputs):
 def _select_shape(ic) -> list[TensorShape]:
     # TensorFlow's SelectShapeFn: 'then' and 'else' merge; cond is a scalar, a vector over
     # the first dimension, or of the same shape.
-    data = merge_shapes(ic.input_shape(1), ic.input_shape(2))
+    data = shape_fns.merge_shapes(ic.input_shape(1), ic.input_shape(2))
     cond = as_shape(ic.input_shape(0))
     if cond.rank is None or data.rank is None or cond.rank == 0:
         return [data]
     if cond.rank != 1 or data.rank == 0:
-        return [merge_shapes(data, cond)]
-    merge_shapes(cond, TensorShape([data.dims[0]]))
+        return [shape_fns.merge_shapes(data, cond)]
+    shape_fns.merge_shapes(cond, TensorShape([data.dims[0]]))
     return [data]
 
 
@@ -566,9 +537,7 @@ def batch_mat_mul_v2_kernel(x, y, *, adj_x, adj_y, node):
 
 def _reduction_shape(ic) -> list[TensorShape]:
     inp = as_shape(ic.input_shape(0))
-    axes_shape = as_shape(ic.input_shape(1))
-    if axes_shape.rank is not None and axes_shape.rank > 1:
-        raise ValueError(f"Shape must be at most rank 1 but is rank {axes_shape.rank}")
+    shape_fns.with_rank_at_most(ic.input_shape(1), 1)
     keep = ic.attrs["keep_dims"]
     if inp.rank is None:
         return [unknown_shape()]

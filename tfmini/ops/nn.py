@@ -67,26 +67,6 @@ def _float_attr(value: float, dtype: np.dtype):
     return dtype.type(np.float32(value))
 
 
-def _merge_both_shapes(ic) -> list[TensorShape]:
-    """TensorFlow's MergeBothInputsShapeFn: both inputs share one shape, which is the output's."""
-    a, b = as_shape(ic.input_shape(0)), as_shape(ic.input_shape(1))
-    if a.dims is None:
-        return [b]
-    if b.dims is None:
-        return [a]
-    if len(a.dims) != len(b.dims):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}")
-    dims = []
-    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(
-                f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                f"Shapes are {a.tf_str()} and {b.tf_str()}."
-            )
-        dims.append(x if x is not None else y)
-    return [TensorShape(dims)]
-
-
 def _check_same_shape(op_type: str, node, a: np.ndarray, b: np.ndarray) -> None:
     if a.shape != b.shape:
         name = node.name if node is not None else op_type
@@ -150,7 +130,7 @@ def activation_grad_op(op_type: str, fn: Callable, types: str = FLOAT_TYPES,
         inputs=["gradients: T", f"{second}: T"],
         outputs=["backprops: T"],
         attrs=[_type_attr(types, t_default), *attrs],
-        shape_fn=_merge_both_shapes,
+        shape_fn=shape_fns.merge_both_inputs,
         doc=doc,
     )(kernel)
 

@@ -7,6 +7,8 @@ wording; the builder adds the op name and the user's line.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
 
 
@@ -88,6 +90,45 @@ def with_rank_at_least(shape: TensorShape, rank: int) -> TensorShape:
     if shape.dims is not None and len(shape.dims) < rank:
         raise ValueError(f"Shape must be at least rank {rank} but is rank {len(shape.dims)}")
     return shape
+
+
+def with_rank_at_most(shape: Any, rank: int) -> TensorShape:
+    """``shape`` checked to have at most ``rank`` dimensions ("Shape must be at most rank 1
+    but is rank 2")."""
+    shape = as_shape(shape)
+    if shape.dims is not None and len(shape.dims) > rank:
+        raise ValueError(f"Shape must be at most rank {rank} but is rank {len(shape.dims)}")
+    return shape
+
+
+def merge_shapes(a: Any, b: Any) -> TensorShape:
+    """TensorFlow's ``InferenceContext::Merge`` of two shapes, with its messages.
+
+    Raises:
+        ValueError: "Shapes must be equal rank, but are 2 and 1", or "Dimension 1 in both
+            shapes must be equal, but are 3 and 1. Shapes are [2,3] and [2,1]."
+    """
+    a, b = as_shape(a), as_shape(b)
+    if a.dims is None:
+        return b
+    if b.dims is None:
+        return a
+    if len(a.dims) != len(b.dims):
+        raise ValueError(f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}")
+    out = []
+    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(
+                f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                f"Shapes are {a.tf_str()} and {b.tf_str()}."
+            )
+        out.append(x if x is not None else y)
+    return TensorShape(out)
+
+
+def merge_both_inputs(ic) -> list[TensorShape]:
+    """TensorFlow's MergeBothInputsShapeFn: both inputs share one shape, which is the output's."""
+    return [merge_shapes(ic.input_shape(0), ic.input_shape(1))]
 
 
 def merge_dim(a: int | None, b: int | None) -> int | None:

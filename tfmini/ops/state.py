@@ -253,29 +253,6 @@ def _check_read_dtype(handle_dtype: DType, dtype: DType) -> None:
         )
 
 
-def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
-    """TensorFlow's ``InferenceContext::Merge`` with its messages."""
-    if a.dims is None:
-        return b
-    if b.dims is None:
-        return a
-    if len(a.dims) != len(b.dims):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}")
-    out = []
-    for i, (x, y) in enumerate(zip(a.dims, b.dims)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(
-                f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                f"Shapes are {a.tf_str()} and {b.tf_str()}."
-            )
-        out.append(x if x is not None else y)
-    return TensorShape(out)
-
-
-def _with_rank_at_least(shape: TensorShape, rank: int) -> TensorShape:
-    return shape_fns.with_rank_at_least(shape, rank)
-
-
 # ----------------------------------------------------------------------------------------
 # VarHandleOp
 
@@ -358,7 +335,7 @@ def _assign_shape(ic):
     data = _handle_data(ic)
     if data is not None:
         _check_read_dtype(data[0], ic.attrs["dtype"])
-        merge_shapes(data[1], ic.input_shape(1))
+        shape_fns.merge_shapes(data[1], ic.input_shape(1))
     return []
 
 
@@ -538,11 +515,11 @@ def _gather_shape(ic):
     if batch_dims < 0:
         raise ValueError(f"batch_dims is negative ({batch_dims})")
     data = _handle_data(ic)
-    indices = _with_rank_at_least(ic.input_shape(1), batch_dims)
+    indices = shape_fns.with_rank_at_least(ic.input_shape(1), batch_dims)
     if data is None:
         return [unknown_shape()]
     _check_read_dtype(data[0], ic.attrs["dtype"])
-    params = _with_rank_at_least(data[1], batch_dims + 1)
+    params = shape_fns.with_rank_at_least(data[1], batch_dims + 1)
     if params.dims is None or indices.dims is None:
         return [unknown_shape()]
     return [TensorShape(params.dims[:batch_dims] + indices.dims[batch_dims:]
@@ -639,11 +616,11 @@ def resource_gather(ctx, resource, indices, *, batch_dims, dtype):
 def _scatter_shape(ic):
     data = _handle_data(ic)
     if data is not None:
-        var = _with_rank_at_least(data[1], 1)
+        var = shape_fns.with_rank_at_least(data[1], 1)
         indices = ic.input_shape(1)
         updates = ic.input_shape(2)
         if updates.dims is None or len(updates.dims) != 0:
-            merge_shapes(updates, indices.concatenate(var[1:]))
+            shape_fns.merge_shapes(updates, indices.concatenate(var[1:]))
     return []
 
 
