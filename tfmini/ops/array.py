@@ -27,6 +27,12 @@ from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope, name_scope, scope_context
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops import shape_fns
+from tfmini.ops.kernel_util import (
+    as_int_list,
+    check_indices,
+    invalid_argument,
+    slice_debug_string,
+)
 
 # ----------------------------------------------------------------------------------------
 # Literals -> NumPy values with TensorFlow's default dtypes.
@@ -281,11 +287,6 @@ _FOLD_LIMIT = 4096  # elements; bigger values are not folded at build time
 _fold_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    """The run-time error a kernel raises; the executor adds op type, name and location."""
-    return errors.InvalidArgumentError(None, None, message)
-
-
 def _kernel_args(op, values: list) -> list:
     """Groups the flat input values of ``op`` into one entry per input argument."""
     args, i = [], 0
@@ -496,14 +497,6 @@ def _axis_from_scalar_input(ic, key: int | str, rank: int | None) -> int | None:
     return v + rank if v < 0 else v
 
 
-def _slice_debug(shape: Sequence[int], flat: int) -> str:
-    """TensorFlow's SliceDebugString: ``[1]`` or ``[0,2]`` for a flat position, ``""`` for
-    rank 0."""
-    if len(shape) == 0:
-        return ""
-    return "[" + ",".join(str(int(i)) for i in np.unravel_index(flat, tuple(shape))) + "]"
-
-
 def _num_str(v: Any) -> str:
     """A number as TensorFlow's StrCat prints it (``5``, ``0.5``)."""
     v = np.asarray(v).item()
@@ -516,12 +509,8 @@ def _scalar_arg(value: np.ndarray, what: str, message: str) -> np.ndarray:
     """The single element of a scalar (or, as TF tolerates, one-element vector) input."""
     arr = np.asarray(value)
     if not (arr.ndim == 0 or (arr.ndim == 1 and arr.size == 1)):
-        raise _invalid(f"{what} {message} {dims_str(arr.shape)}")
+        raise invalid_argument(f"{what} {message} {dims_str(arr.shape)}")
     return arr.reshape(())
-
-
-def _as_int_list(value: Any) -> list[int]:
-    return [int(v) for v in np.asarray(value).ravel().tolist()]
 
 
 # -- TF1-function plumbing ----------------------------------------------------------------
@@ -653,7 +642,9 @@ def size_kernel(input, *, out_type):
     """The number of elements of ``input``."""
     n = int(np.size(input))
     if out_type == dtypes.int32 and n > np.iinfo(np.int32).max:
-        raise _invalid("Number of elements was larger than representable by 32-bit output type")
+        raise invalid_argument(
+            "Number of elements was larger than representable by 32-bit output type"
+        )
     return np.array(n, dtype=out_type.np_dtype)
 
 
@@ -807,17 +798,17 @@ def reshape_kernel(tensor, shape):
     """``tensor`` with the same elements in ``shape`` (one entry may be -1)."""
     tensor, sizes = np.asarray(tensor), np.asarray(shape)
     if sizes.ndim > 1:
-        raise _invalid(f"sizes input must be 1-D, not {dims_str(sizes.shape)}")
+        raise invalid_argument(f"sizes input must be 1-D, not {dims_str(sizes.shape)}")
     dims: list[int] = []
     product, unknown, has_zero = 1, -1, False
-    for d, size_ in enumerate(_as_int_list(sizes)):
+    for d, size_ in enumerate(as_int_list(sizes)):
         if size_ == -1:
             if unknown != -1:
-                raise _invalid(f"Only one input size may be -1, not both {unknown} and {d}")
+                raise invalid_argument(f"Only one input size may be -1, not both {unknown} and {d}")
             unknown = d
             dims.append(1)
         elif size_ < 0:
-            raise _invalid(f"Size {d} must be non-negative, not {size_}")
+            raise invalid_argument(f"Size {d} must be non-negative, not {size_}")
         elif size_ == 0:
             # Zeros stay out of the product so the -1 dimension can still be inferred.
             dims.append(0)
@@ -834,14 +825,14 @@ def reshape_kernel(tensor, shape):
                 in_has_zero = True
         missing = n_in // product
         if not in_has_zero and product * missing != n_in:
-            raise _invalid(
+            raise invalid_argument(
                 f"Input to reshape is a tensor with {n_in} values, but the requested shape "
                 f"requires a multiple of {product}"
             )
         dims[unknown] = missing
     n_out = int(np.prod(dims, dtype=np.int64))
     if n_out != tensor.size:
-        raise _invalid(
+        raise invalid_argument(
             f"Input to reshape is a tensor with {tensor.size} values, but the requested shape "
             f"has {n_out}"
         )
@@ -897,10 +888,10 @@ def expand_dims_kernel(input, dim):
     """``input`` with a 1-sized dimension inserted at ``dim``."""
     input, dim = np.asarray(input), np.asarray(dim)
     if dim.size != 1:
-        raise _invalid("'dim' must be a tensor with a single value")
+        raise invalid_argument("'dim' must be a tensor with a single value")
     d, rank = int(dim.ravel()[0]), input.ndim
     if d < -1 - rank or d > rank:
-        raise _invalid(f"Tried to expand dim index {d} for tensor with {rank} dimensions.")
+        raise invalid_argument(f"Tried to expand dim index {d} for tensor with {rank} dimensions.")
     return np.expand_dims(input, d + rank + 1 if d < 0 else d)
 
 
@@ -971,14 +962,16 @@ def squeeze_kernel(input, *, squeeze_dims):
     wrapped = set()
     for d in squeeze_dims:
         if d < -rank or d >= rank:
-            raise _invalid(f"Tried to squeeze dim index {d} for tensor with {rank} dimensions.")
+            raise invalid_argument(
+                f"Tried to squeeze dim index {d} for tensor with {rank} dimensions."
+            )
         wrapped.add(d + rank if d < 0 else d)
     out = []
     for i, d in enumerate(input.shape):
         if wrapped:
             if i in wrapped:
                 if d != 1:
-                    raise _invalid(
+                    raise invalid_argument(
                         f"Can not squeeze dim[{i}], expected a dimension of 1, got {d}"
                     )
                 continue
@@ -1038,7 +1031,7 @@ def _transpose_shape(ic):
     if perm is None:
         return [unknown_shape(rank)]
     dims = []
-    for p in _as_int_list(perm):
+    for p in as_int_list(perm):
         if p >= rank or p < -rank:
             raise ValueError(f"perm dim {p} is out of range of input rank {rank}")
         dims.append(inp.dims[p])
@@ -1057,20 +1050,20 @@ def transpose_kernel(x, perm):
     """``x`` with its dimensions permuted: ``y.shape[i] == x.shape[perm[i]]``."""
     x, perm = np.asarray(x), np.asarray(perm)
     if perm.ndim != 1:
-        raise _invalid(f"perm must be rank 1, got shape {dims_str(perm.shape)}")
+        raise invalid_argument(f"perm must be rank 1, got shape {dims_str(perm.shape)}")
     if x.ndim != perm.size:
-        raise _invalid(
+        raise invalid_argument(
             f"transpose expects a vector of size {x.ndim}. But input(1) is a vector of size "
             f"{perm.size}"
         )
     # Negative entries count from the end, as in TensorFlow's kernel.
-    p = [d + x.ndim if d < 0 else d for d in _as_int_list(perm)]
+    p = [d + x.ndim if d < 0 else d for d in as_int_list(perm)]
     for d in p:
         if not 0 <= d < x.ndim:
-            raise _invalid(f"{d} is out of range [0 .. {x.ndim})")
+            raise invalid_argument(f"{d} is out of range [0 .. {x.ndim})")
     for i in builtins.range(x.ndim):
         if i not in p:
-            raise _invalid(f"{i} is missing from {{{','.join(str(d) for d in p)}}}.")
+            raise invalid_argument(f"{i} is missing from {{{','.join(str(d) for d in p)}}}.")
     return np.transpose(x, p)
 
 
@@ -1150,7 +1143,7 @@ def concat_v2_kernel(values, axis):
     """The ``values`` joined along ``axis``."""
     axis_arr = np.asarray(axis)
     if not (axis_arr.ndim == 0 or (axis_arr.ndim == 1 and axis_arr.size == 1)):
-        raise _invalid(
+        raise invalid_argument(
             f"axis tensor should be a scalar integer, but got shape {dims_str(axis_arr.shape)}"
         )
     concat_dim = int(axis_arr.ravel()[0])
@@ -1159,24 +1152,24 @@ def concat_v2_kernel(values, axis):
     rank = len(first)
     ax = concat_dim + rank if concat_dim < 0 else concat_dim
     if not 0 <= ax < rank and concat_dim != 0:
-        raise _invalid(
+        raise invalid_argument(
             f"ConcatOp : Expected concatenating dimensions in the range [{-rank}, {rank}), "
             f"but got {concat_dim}"
         )
     for i, v in enumerate(values):
         if v.ndim != rank:
-            raise _invalid(
+            raise invalid_argument(
                 f"ConcatOp : Ranks of all input tensors should match: shape[0] = "
                 f"{dims_str(first)} vs. shape[{i}] = {dims_str(v.shape)}"
             )
         for j in builtins.range(rank):
             if j != ax and v.shape[j] != first[j]:
-                raise _invalid(
+                raise invalid_argument(
                     f"ConcatOp : Dimension {j} in both shapes must be equal: shape[0] = "
                     f"{dims_str(first)} vs. shape[{i}] = {dims_str(v.shape)}"
                 )
     if rank == 0:
-        raise _invalid("ConcatOp : Can't concatenate scalars (use tf.stack instead)")
+        raise invalid_argument("ConcatOp : Can't concatenate scalars (use tf.stack instead)")
     return np.concatenate(values, axis=ax)
 
 
@@ -1243,10 +1236,10 @@ def pack_kernel(values, *, axis):
     values = [np.asarray(v) for v in values]
     rank = values[0].ndim + 1
     if not -rank <= axis < rank:
-        raise _invalid(f"axis = {axis} not in [{-rank}, {rank})")
+        raise invalid_argument(f"axis = {axis} not in [{-rank}, {rank})")
     for i, v in enumerate(values[1:], 1):
         if v.shape != values[0].shape:
-            raise _invalid(
+            raise invalid_argument(
                 f"Shapes of all inputs must match: values[0].shape = {dims_str(values[0].shape)} "
                 f"!= values[{i}].shape = {dims_str(v.shape)}"
             )
@@ -1307,10 +1300,10 @@ def unpack_kernel(value, *, num, axis):
     value = np.asarray(value)
     rank = value.ndim
     if not -rank <= axis < rank:
-        raise _invalid(f"axis = {axis} not in [{-rank}, {rank})")
+        raise invalid_argument(f"axis = {axis} not in [{-rank}, {rank})")
     ax = axis + rank if axis < 0 else axis
     if value.shape[ax] != num:
-        raise _invalid(
+        raise invalid_argument(
             f"Input shape axis {ax} must equal {num}, got shape {dims_str(value.shape)}"
         )
     lead = (builtins.slice(None),) * ax
@@ -1375,7 +1368,7 @@ def _split_axis(value: np.ndarray, split_dim: Any) -> int:
     rank = value.ndim
     ax = d + rank if d < 0 else d
     if not 0 <= ax < rank:
-        raise _invalid(
+        raise invalid_argument(
             f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {d}"
         )
     return ax
@@ -1394,7 +1387,7 @@ def split_kernel(split_dim, value, *, num_split):
     value = np.asarray(value)
     ax = _split_axis(value, split_dim)
     if value.shape[ax] % num_split:
-        raise _invalid(
+        raise invalid_argument(
             f"Number of ways to split should evenly divide the split dimension, but got "
             f"split_dim {ax} (size = {value.shape[ax]}) and num_split {num_split}"
         )
@@ -1416,7 +1409,7 @@ def _split_v_shape(ic):
         dims = list(inp.dims)
         dims[axis] = None
         return [TensorShape(dims)] * num
-    sizes = _as_int_list(sizes)
+    sizes = as_int_list(sizes)
     if len(sizes) != num:
         raise ValueError(
             f"Length of size_splits should be equal to num_outputs: {num} vs. {len(sizes)}"
@@ -1459,25 +1452,25 @@ def split_v_kernel(value, size_splits, split_dim, *, num_split):
     """``value`` split along ``split_dim`` into pieces of ``size_splits`` (one may be -1)."""
     value, sizes_arr = np.asarray(value), np.asarray(size_splits)
     if sizes_arr.ndim != 1 or sizes_arr.size != num_split:
-        raise _invalid(
+        raise invalid_argument(
             f"size of the split_tensor must be 1-D and have the same elements as outputs got "
             f"{sizes_arr.ndim} -D and {sizes_arr.size} elements"
         )
     ax = _split_axis(value, split_dim)
     n = value.shape[ax]
-    sizes = _as_int_list(sizes_arr)
+    sizes = as_int_list(sizes_arr)
     if num_split == 1:
         return [value]  # TensorFlow passes the input through without checking the size
     neg_one, determined = -1, 0
     for d, s in enumerate(sizes):
         if s == -1:
             if neg_one != -1:
-                raise _invalid("There can only be one -1 in the input.")
+                raise invalid_argument("There can only be one -1 in the input.")
             neg_one = d
         else:
             determined += s
     if not ((neg_one == -1 and determined == n) or (neg_one >= 0 and determined <= n)):
-        raise _invalid(
+        raise invalid_argument(
             "Determined shape must either match input shape along split_dim exactly if fully "
             "specified, or be less than the size of the input along split_dim if not fully "
             f"specified.  Got: {determined}"
@@ -1486,7 +1479,7 @@ def split_v_kernel(value, size_splits, split_dim, *, num_split):
         sizes[neg_one] = n - determined
     for i, s in enumerate(sizes):
         if s < 0:
-            raise _invalid(f"Split size at index {i} must be >= 0. Got: {s}")
+            raise invalid_argument(f"Split size at index {i} must be >= 0. Got: {s}")
     bounds = np.cumsum(sizes)[:-1]
     return np.split(value, bounds, axis=ax)
 
@@ -1552,7 +1545,7 @@ def _slice_shape(ic):
         if d is not None or begin is None or inp.dims is None or inp.dims[i] is None:
             dims.append(d)
             continue
-        b = _as_int_list(begin)[i]
+        b = as_int_list(begin)[i]
         if inp.dims[i] - b < 0:
             raise ValueError(
                 f"Negative dimension size caused by subtracting {b} from {inp.dims[i]}"
@@ -1574,26 +1567,26 @@ def slice_kernel(input, begin, size):
     input, begin, size = np.asarray(input), np.asarray(begin), np.asarray(size)
     rank = input.ndim
     if begin.ndim != 1 or size.ndim != 1 or begin.size != rank or size.size != rank:
-        raise _invalid(
+        raise invalid_argument(
             f"Expected begin and size arguments to be 1-D tensors of size {rank}, but got "
             f"shapes {dims_str(begin.shape)} and {dims_str(size.shape)} instead."
         )
     index = []
-    for i, (b, s) in enumerate(zip(_as_int_list(begin), _as_int_list(size))):
+    for i, (b, s) in enumerate(zip(as_int_list(begin), as_int_list(size))):
         dim = input.shape[i]
         if s == -1:
             s = dim - b
         if dim == 0:
             if b != 0 or s != 0:
-                raise _invalid(
+                raise invalid_argument(
                     f"Expected begin[{i}] == 0 (got {b}) and size[{i}] == 0 (got {s}) when "
                     f"input.dim_size({i}) == 0"
                 )
         else:
             if not 0 <= b <= dim:
-                raise _invalid(f"Expected begin[{i}] in [0, {dim}], but got {b}")
+                raise invalid_argument(f"Expected begin[{i}] in [0, {dim}], but got {b}")
             if not (0 <= s and b + s <= dim):
-                raise _invalid(f"Expected size[{i}] in [0, {dim - b}], but got {s}")
+                raise invalid_argument(f"Expected size[{i}] in [0, {dim - b}], but got {s}")
         index.append(builtins.slice(b, b + s))
     return input[tuple(index)]
 
@@ -1751,9 +1744,9 @@ def _strided_slice_shape(ic):
     begin, end = ic.input_value("begin"), ic.input_value("end")
     _, _, final, _ = _strided_slice_plan(
         list(inp.dims),
-        None if begin is None else _as_int_list(begin),
-        None if end is None else _as_int_list(end),
-        _as_int_list(strides),
+        None if begin is None else as_int_list(begin),
+        None if end is None else as_int_list(end),
+        as_int_list(strides),
         _strided_slice_masks(ic.attrs),
         ValueError,
     )
@@ -1783,15 +1776,15 @@ def strided_slice_kernel(input, begin, end, strides, *, begin_mask, end_mask, el
     begin, end, strides = np.asarray(begin), np.asarray(end), np.asarray(strides)
     if (begin.ndim != 1 or end.ndim != 1 or strides.ndim != 1
             or not begin.size == end.size == strides.size):
-        raise _invalid(
+        raise invalid_argument(
             "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
             f"{dims_str(begin.shape)}, {dims_str(end.shape)}, and {dims_str(strides.shape)} "
             "instead."
         )
     masks = (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
     slices, processing, final, is_identity = _strided_slice_plan(
-        list(input.shape), _as_int_list(begin), _as_int_list(end), _as_int_list(strides),
-        masks, _invalid,
+        list(input.shape), as_int_list(begin), as_int_list(end), as_int_list(strides),
+        masks, invalid_argument,
     )
     if is_identity:
         return input.reshape(final)
@@ -1986,14 +1979,14 @@ def tile_kernel(input, multiples):
     input, multiples = np.asarray(input), np.asarray(multiples)
     if multiples.ndim != 1 or multiples.size != input.ndim:
         length = multiples.shape[0] if multiples.ndim == 1 else multiples.size
-        raise _invalid(
+        raise invalid_argument(
             f"Expected multiples argument to be a vector of length {input.ndim} but got length "
             f"{length}"
         )
-    reps = _as_int_list(multiples)
+    reps = as_int_list(multiples)
     for i, m in enumerate(reps):
         if m < 0:
-            raise _invalid(f"Expected multiples[{i}] >= 0, but got {m}")
+            raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {m}")
     return np.tile(input, reps) if reps else input
 
 
@@ -2016,7 +2009,7 @@ def _fill_shape(ic):
     shape_fns.with_rank(ic.input_shape("dims"), 1)
     shape_fns.with_rank(ic.input_shape("value"), 0)
     dims = ic.input_value("dims")
-    if dims is not None and any(d < 0 for d in _as_int_list(dims)):
+    if dims is not None and any(d < 0 for d in as_int_list(dims)):
         raise ValueError("Fill dimensions must be >= 0")
     return [shape_from_shape_tensor(ic, "dims")]
 
@@ -2033,13 +2026,13 @@ def fill_kernel(dims, value):
     """A tensor of shape ``dims`` with every element ``value``."""
     dims, value = np.asarray(dims), np.asarray(value)
     if dims.ndim != 1:
-        raise _invalid(f"dims must represent a vector, got shape {dims_str(dims.shape)}")
+        raise invalid_argument(f"dims must represent a vector, got shape {dims_str(dims.shape)}")
     if not (value.ndim == 0 or (value.ndim == 1 and value.size == 1)):
-        raise _invalid(f"value must represent a scalar, got shape {dims_str(value.shape)}")
-    shape_ = _as_int_list(dims)
+        raise invalid_argument(f"value must represent a scalar, got shape {dims_str(value.shape)}")
+    shape_ = as_int_list(dims)
     for d in shape_:
         if d < 0:
-            raise _invalid(f"Dimension {d} must be >= 0")
+            raise invalid_argument(f"Dimension {d} must be >= 0")
     return np.full(shape_, value.reshape(()), dtype=value.dtype)
 
 
@@ -2238,7 +2231,7 @@ def range_kernel(start, limit, delta, *, Tidx):  # noqa: N803  (TensorFlow's att
     start = _scalar_arg(start, "start", "must be a scalar, not shape")
     limit = _scalar_arg(limit, "limit", "must be a scalar, not shape")
     delta = _scalar_arg(delta, "delta", "must be a scalar, not shape")
-    n = _range_size(start[()], limit[()], delta[()], _invalid, shape_time=False)
+    n = _range_size(start[()], limit[()], delta[()], invalid_argument, shape_time=False)
     t = Tidx.np_dtype
     # TensorFlow computes start + i * delta in the element type (no accumulated rounding).
     return (start.astype(t) + np.arange(n).astype(t) * delta.astype(t)).astype(t)
@@ -2340,41 +2333,36 @@ def gather_v2_kernel(params, indices, axis, *, batch_dims):
     params.shape[axis + 1:]``."""
     params, indices, axis = np.asarray(params), np.asarray(indices), np.asarray(axis)
     if params.ndim < 1:
-        raise _invalid("params must be at least 1 dimensional")
+        raise invalid_argument("params must be at least 1 dimensional")
     if axis.ndim != 0:
-        raise _invalid("axis must be scalar")
+        raise invalid_argument("axis must be scalar")
     ax = int(axis)
     min_dims = -ax if ax < 0 else ax + 1
     if params.ndim < min_dims:
-        raise _invalid(f"Shape must be at least rank {min_dims} but is rank {params.ndim}")
+        raise invalid_argument(f"Shape must be at least rank {min_dims} but is rank {params.ndim}")
     if ax < 0:
         ax += params.ndim
     b = batch_dims
     if b != 0:
         if not -indices.ndim <= b <= indices.ndim:
-            raise _invalid(
+            raise invalid_argument(
                 f"Expected batch_dims in the range [{-indices.ndim}, {indices.ndim}], but got {b}"
             )
         if b < 0:
             b += indices.ndim
         if b >= params.ndim:
-            raise _invalid(f"batch_dims ({b}) must be less than rank(params) ({params.ndim}).")
+            raise invalid_argument(
+                f"batch_dims ({b}) must be less than rank(params) ({params.ndim})."
+            )
         if ax < b:
-            raise _invalid(f"batch_dims ({b}) must be less than or equal to axis ({ax}).")
+            raise invalid_argument(f"batch_dims ({b}) must be less than or equal to axis ({ax}).")
         for i in builtins.range(b):
             if params.shape[i] != indices.shape[i]:
-                raise _invalid(
+                raise invalid_argument(
                     f"params.shape[{i}]: {params.shape[i]} should be equal to "
                     f"indices.shape[{i}]: {indices.shape[i]}"
                 )
-    limit = params.shape[ax]
-    bad = (indices < 0) | (indices >= limit)
-    if bad.any():
-        flat = int(np.argmax(bad.ravel()))
-        raise _invalid(
-            f"indices{_slice_debug(indices.shape, flat)} = {indices.ravel()[flat]} is not in "
-            f"[0, {limit})"
-        )
+    check_indices(indices, params.shape[ax])
     if b == 0:
         return np.take(params, indices, axis=ax)
     batch = params.shape[:b]
@@ -2470,37 +2458,37 @@ def scatter_nd_kernel(indices, updates, shape, *, bad_indices_policy):
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (duplicates add up)."""
     indices, updates, shape = np.asarray(indices), np.asarray(updates), np.asarray(shape)
     if indices.ndim < 1:
-        raise _invalid(
+        raise invalid_argument(
             f"Indices shape must have rank at least one. Found:{dims_str(indices.shape)}"
         )
     if updates.ndim < 1:
-        raise _invalid(
+        raise invalid_argument(
             f"Updates shape must have rank at least one. Found:{dims_str(updates.shape)}"
         )
-    out_shape = tuple(_as_int_list(shape))
+    out_shape = tuple(as_int_list(shape))
     for d in out_shape:
         if d < 0:
-            raise _invalid(f"Dimension {d} must be >= 0")
+            raise invalid_argument(f"Dimension {d} must be >= 0")
     if shape.size == 0 and (indices.size or updates.size):
-        raise _invalid("Indices and updates specified for empty output shape")
+        raise invalid_argument("Indices and updates specified for empty output shape")
     outer = indices.ndim - 1
     for i in builtins.range(outer):
         if indices.shape[i] != updates.shape[i]:
-            raise _invalid(
+            raise invalid_argument(
                 f"Dimensions [0,{outer}) of indices[shape={dims_str(indices.shape)}] must match "
                 f"dimensions [0,{outer}) of updates[shape={dims_str(updates.shape)}]"
             )
     ix = indices.shape[-1]
     inner = updates.shape[outer:]
     if len(inner) != len(out_shape) - ix or inner != out_shape[ix:]:
-        raise _invalid(
+        raise invalid_argument(
             f"Dimensions [{ix},{len(out_shape)}) of input[shape={dims_str(out_shape)}] must match "
             f"dimensions [{outer},{updates.ndim}) of updates[shape={dims_str(updates.shape)}]"
         )
     if shape.ndim != 1:
-        raise _invalid("Shape must be a vector")
+        raise invalid_argument("Shape must be a vector")
     if int(np.prod(out_shape, dtype=np.int64)) == 0 and indices.size:
-        raise _invalid(
+        raise invalid_argument(
             f"Indices and updates specified for empty output.  indices shape: "
             f"{dims_str(indices.shape)}"
         )
@@ -2510,8 +2498,8 @@ def scatter_nd_kernel(indices, updates, shape, *, bad_indices_policy):
     if bad.any():
         if bad_indices_policy != "IGNORE":
             i = int(np.argmax(bad))
-            raise _invalid(
-                f"indices{_slice_debug(indices.shape[:-1], i)} = "
+            raise invalid_argument(
+                f"indices{slice_debug_string(indices.shape[:-1], i)} = "
                 f"[{', '.join(str(v) for v in rows[i].tolist())}] does not index into shape "
                 f"{dims_str(out_shape)}"
             )
@@ -2571,21 +2559,22 @@ def unsorted_segment_sum_kernel(data, segment_ids, num_segments):
     """Sums of the rows of ``data`` per segment id; negative ids are dropped."""
     data, ids, num = np.asarray(data), np.asarray(segment_ids), np.asarray(num_segments)
     if num.ndim != 0:
-        raise _invalid(f"num_segments should be a scalar, not shape {dims_str(num.shape)}")
+        raise invalid_argument(f"num_segments should be a scalar, not shape {dims_str(num.shape)}")
     if data.shape[: ids.ndim] != ids.shape:
-        raise _invalid(
+        raise invalid_argument(
             f"data.shape = {dims_str(data.shape)} does not start with segment_ids.shape = "
             f"{dims_str(ids.shape)}"
         )
     n = int(num)
     if n < 0:
-        raise _invalid(f"Input num_segments == {n} must not be negative.")
+        raise invalid_argument(f"Input num_segments == {n} must not be negative.")
     flat_ids = ids.ravel().astype(np.int64)
     over = flat_ids >= n
     if over.any():
         i = int(np.argmax(over))
-        raise _invalid(
-            f"segment_ids{_slice_debug(ids.shape, i)} = {flat_ids[i]} is out of range [0, {n})"
+        raise invalid_argument(
+            f"segment_ids{slice_debug_string(ids.shape, i)} = {flat_ids[i]} is out of range "
+            f"[0, {n})"
         )
     inner = data.shape[ids.ndim :]
     rows = data.reshape((flat_ids.size,) + inner)
@@ -2643,15 +2632,15 @@ def one_hot_kernel(indices, depth, on_value, off_value, *, axis):
     on_value, off_value = np.asarray(on_value), np.asarray(off_value)
     out_rank = indices.ndim + 1
     if not (axis == -1 or 0 <= axis < out_rank):
-        raise _invalid(
+        raise invalid_argument(
             f"Expected axis to be -1 or between [0, {out_rank}).  But received: {axis}"
         )
     for what, v in (("depth", depth), ("on_value", on_value), ("off_value", off_value)):
         if v.ndim != 0:
-            raise _invalid(f"{what} must be a scalar, but got: {dims_str(v.shape)}")
+            raise invalid_argument(f"{what} must be a scalar, but got: {dims_str(v.shape)}")
     d = int(depth)
     if d < 0:
-        raise _invalid(f"depth must be non-negative, got: {d}")
+        raise invalid_argument(f"depth must be non-negative, got: {d}")
     hot = indices.astype(np.int64)[..., None] == np.arange(d)
     out = np.where(hot, on_value, off_value).astype(on_value.dtype, copy=False)
     return np.moveaxis(out, -1, indices.ndim if axis == -1 else axis)
@@ -2734,26 +2723,26 @@ def broadcast_to_kernel(input, shape):
     """``input`` broadcast (NumPy rules) to ``shape``."""
     input, shape = np.asarray(input), np.asarray(shape)
     if shape.ndim != 1:
-        raise _invalid(
+        raise invalid_argument(
             f"shape must be a vector of {{int32,int64}}, got shape {dims_str(shape.shape)}"
         )
-    out_shape = tuple(_as_int_list(shape))
+    out_shape = tuple(as_int_list(shape))
     for d in out_shape:
         if d < 0:
-            raise _invalid(f"Dimension {d} must be >= 0")
+            raise invalid_argument(f"Dimension {d} must be >= 0")
     if input.ndim > len(out_shape):
-        raise _invalid(
+        raise invalid_argument(
             f"Rank of input ({input.ndim}) must be no greater than rank of output shape "
             f"({len(out_shape)})."
         )
     try:
         joint = np.broadcast_shapes(input.shape, out_shape)
     except ValueError:
-        raise _invalid(
+        raise invalid_argument(
             f"Incompatible shapes: {dims_str(input.shape)} vs. {dims_str(out_shape)}"
         ) from None
     if joint != out_shape:
-        raise _invalid(
+        raise invalid_argument(
             f"Unable to broadcast tensor of shape {dims_str(input.shape)} to tensor of shape "
             f"{dims_str(out_shape)}"
         )

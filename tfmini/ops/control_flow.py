@@ -43,6 +43,7 @@ from tfmini.core.scope import (
 )
 from tfmini.core.shapes import TensorShape, unknown_shape
 from tfmini.ops.array import constant, identity, no_op, stop_gradient
+from tfmini.ops.kernel_util import invalid_argument
 
 # TensorFlow numbers functions with a process-wide uid ("cond_true_12").
 _uids = itertools.count(1)
@@ -177,22 +178,18 @@ def _to_bool(value: Any, dtype: Any) -> bool:
     item = arr.item()
     if isinstance(item, (str, bytes)):
         return len(item) > 0
-    raise errors.InvalidArgumentError(
-        None, None, f"{dtype.name} cannot be converted to a boolean"
-    )
+    raise invalid_argument(f"{dtype.name} cannot be converted to a boolean")
 
 
 def _check_signature(node: Operation, attr: str, fn: Any, num_args: int, num_results: int):
     """Raises InvalidArgumentError when ``fn`` cannot be called as the op calls it."""
     if not isinstance(fn, FuncGraph):
-        raise errors.InvalidArgumentError(
-            None, None, f"Attr '{attr}' of {node.type} must be a function (a FuncGraph), got "
+        raise invalid_argument(
+            f"Attr '{attr}' of {node.type} must be a function (a FuncGraph), got "
             f"{type(fn).__name__}"
         )
     if len(fn.inputs) != num_args or len(fn.outputs) != num_results:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             f"Function '{fn.name}' ({attr}) takes {len(fn.inputs)} argument(s) and returns "
             f"{len(fn.outputs)} result(s), but {node.type} '{node.name}' passes {num_args} and "
             f"expects {num_results}",

@@ -33,6 +33,7 @@ from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops import shape_fns
+from tfmini.ops.kernel_util import invalid_argument
 
 # TensorFlow's allowed-type lists, in TensorFlow's spelling, cut to the dtypes tfmini has.
 FLOAT_TYPES = "half, float, double"
@@ -91,7 +92,7 @@ def _is_int(x) -> bool:
 
 def _check_divisor(y) -> None:
     if not np.all(y):
-        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        raise invalid_argument("Integer division by zero")
 
 
 def _attr_text(value: Any) -> str:
@@ -105,8 +106,7 @@ def _attr_text(value: Any) -> str:
 def _no_kernel(node) -> errors.InvalidArgumentError:
     # TensorFlow's OpDef admits these types but TensorFlow registers no CPU kernel for them.
     attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(node.attrs.items()))
-    return errors.InvalidArgumentError(
-        None, None,
+    return invalid_argument(
         f"No OpKernel was registered to support Op '{node.type}' used by {{{{node {node.name}}}}} "
         f"with these attrs: [{attrs}]",
     )
@@ -148,9 +148,7 @@ def _floor_mod(x, y):
 
 def _pow(x, y):
     if _is_int(x) and np.any(np.less(y, 0)):
-        raise errors.InvalidArgumentError(
-            None, None, "Integers to negative integer powers are not allowed"
-        )
+        raise invalid_argument("Integers to negative integer powers are not allowed")
     return np.power(x, y)
 
 
@@ -214,8 +212,7 @@ def _comparison(ufunc: Callable, when_incompatible: bool) -> Callable:
             z = ufunc(x, y)
         except ValueError:
             if incompatible_shape_error:
-                raise errors.InvalidArgumentError(
-                    None, None,
+                raise invalid_argument(
                     f"Incompatible shapes: {dims_str(np.shape(x))} vs. {dims_str(np.shape(y))}",
                 ) from None
             return np.bool_(when_incompatible)
@@ -285,8 +282,7 @@ def add_n_kernel(inputs):
     shape = np.shape(first)
     for i, v in enumerate(inputs[1:], 1):
         if np.shape(v) != shape:
-            raise errors.InvalidArgumentError(
-                None, None,
+            raise invalid_argument(
                 "Inputs to operation AddN of type AddN must have the same size and shape.  "
                 f"Input 0: {dims_str(shape)} != input {i}: {dims_str(np.shape(v))}",
             )
@@ -327,34 +323,30 @@ def select_kernel(condition, t, e):
     t_shape, e_shape = np.shape(t), np.shape(e)
     if c.ndim == 0:
         if t_shape != e_shape:
-            raise errors.InvalidArgumentError(
-                None, None,
+            raise invalid_argument(
                 f"'then' and 'else' must have the same size.  but received: {dims_str(t_shape)} "
                 f"vs. {dims_str(e_shape)}",
             )
         return t if c else e
     if c.ndim == 1 and len(t_shape) != 1:
         if not t_shape:
-            raise errors.InvalidArgumentError(
-                None, None, f"'then' must be at least a vector, but saw shape: {dims_str(t_shape)}"
+            raise invalid_argument(
+                f"'then' must be at least a vector, but saw shape: {dims_str(t_shape)}"
             )
         if t_shape[0] != c.shape[0]:
-            raise errors.InvalidArgumentError(
-                None, None,
+            raise invalid_argument(
                 "Number of batches of 'then' must match size of 'cond', but saw: "
                 f"{t_shape[0]} vs. {c.shape[0]}",
             )
         if t_shape != e_shape:
-            raise errors.InvalidArgumentError(
-                None, None,
+            raise invalid_argument(
                 f"'then' and 'else' must have the same size.  but received: {dims_str(t_shape)} "
                 f"vs. {dims_str(e_shape)}",
             )
         return np.where(c.reshape(c.shape + (1,) * (len(t_shape) - 1)), t, e)
     for i, s in ((1, t_shape), (2, e_shape)):
         if s != c.shape:
-            raise errors.InvalidArgumentError(
-                None, None,
+            raise invalid_argument(
                 "Inputs to operation Select of type Select must have the same size and shape.  "
                 f"Input 0: {dims_str(c.shape)} != input {i}: {dims_str(s)}",
             )
@@ -378,8 +370,7 @@ def select_v2_kernel(condition, t, e):
     try:
         return np.where(condition, t, e)
     except ValueError:
-        raise errors.InvalidArgumentError(
-            None, None,
+        raise invalid_argument(
             f"condition {dims_str(np.shape(condition))}, then {dims_str(np.shape(t))}, and "
             f"else {dims_str(np.shape(e))} must be broadcastable",
         ) from None
@@ -470,14 +461,13 @@ def mat_mul_kernel(a, b, *, transpose_a, transpose_b, node):
         raise _no_kernel(node)
     for i, m in enumerate((a, b)):
         if m.ndim != 2:
-            raise errors.InvalidArgumentError(
-                None, None, f"In[{i}] is not a matrix. Instead it has shape {dims_str(m.shape)}"
+            raise invalid_argument(
+                f"In[{i}] is not a matrix. Instead it has shape {dims_str(m.shape)}"
             )
     x = a.T if transpose_a else a
     y = b.T if transpose_b else b
     if x.shape[1] != y.shape[0]:
-        raise errors.InvalidArgumentError(
-            None, None,
+        raise invalid_argument(
             f"Matrix size-incompatible: In[0]: {dims_str(a.shape)}, In[1]: {dims_str(b.shape)}",
         )
     return _matmul(x, y)
@@ -510,22 +500,18 @@ def batch_mat_mul_v2_kernel(x, y, *, adj_x, adj_y, node):
         raise _no_kernel(node)
     for i, m in enumerate((x, y)):
         if m.ndim < 2:
-            raise errors.InvalidArgumentError(
-                None, None, f"In[{i}] ndims must be >= 2: {m.ndim}"
-            )
+            raise invalid_argument(f"In[{i}] ndims must be >= 2: {m.ndim}")
     try:
         np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     except ValueError:
-        raise errors.InvalidArgumentError(
-            None, None,
+        raise invalid_argument(
             "In[0] and In[1] must have compatible batch dimensions: "
             f"{dims_str(x.shape)} vs. {dims_str(y.shape)}",
         ) from None
     a = np.swapaxes(x, -1, -2) if adj_x else x
     b = np.swapaxes(y, -1, -2) if adj_y else y
     if a.shape[-1] != b.shape[-2]:
-        raise errors.InvalidArgumentError(
-            None, None,
+        raise invalid_argument(
             f"Matrix size-incompatible: In[0]: {dims_str(x.shape)}, In[1]: {dims_str(y.shape)}",
         )
     return _matmul(a, b)
@@ -565,13 +551,12 @@ def _reduction_axes(x, axes) -> tuple[int, ...]:
     out: list[int] = []
     for a in np.asarray(axes).reshape(-1).tolist():
         if a < -nd or a >= nd:
-            raise errors.InvalidArgumentError(
-                None, None, f"Invalid reduction dimension ({a} for input with {nd} dimension(s)"
+            raise invalid_argument(
+                f"Invalid reduction dimension ({a} for input with {nd} dimension(s)"
             )
         a = a + nd if a < 0 else a
         if a in out:
-            raise errors.InvalidArgumentError(
-                None, None,
+            raise invalid_argument(
                 f"Invalid reduction arguments: Axes contains duplicate dimension: {a}",
             )
         out.append(a)
@@ -692,22 +677,17 @@ def _arg_reduction(np_arg: Callable, nan_as: float) -> Callable:
     def kernel(input, dimension, *, output_type):  # noqa: A002
         dim = np.asarray(dimension)
         if dim.ndim != 0:
-            raise errors.InvalidArgumentError(
-                None, None,
+            raise invalid_argument(
                 f"dim must be a scalar, but received tensor of shape: {dims_str(dim.shape)}",
             )
         x = np.asarray(input)
         nd = x.ndim
         d = int(dim)
         if d < -nd or d >= nd:
-            raise errors.InvalidArgumentError(
-                None, None, f"Expected dimension in the range [{-nd}, {nd}), but got {d}"
-            )
+            raise invalid_argument(f"Expected dimension in the range [{-nd}, {nd}), but got {d}")
         d %= nd
         if x.shape[d] == 0:
-            raise errors.InvalidArgumentError(
-                None, None, f"Reduction axis {d} is empty in shape {dims_str(x.shape)}"
-            )
+            raise invalid_argument(f"Reduction axis {d} is empty in shape {dims_str(x.shape)}")
         if x.dtype.kind == "f":
             nan = np.isnan(x)
             if nan.any():

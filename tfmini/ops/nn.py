@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from tfmini import errors
 from tfmini.core import dtypes
 from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Output
 from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope, name_scope
-from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
+from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops import shape_fns
+from tfmini.ops.kernel_util import invalid_argument
 
 # TensorFlow's type sets, restricted to the dtypes tfmini has (no bfloat16, complex, quantized
 # or wide unsigned types), in TensorFlow's order so error messages list them as TF does.
@@ -42,11 +42,6 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 
 # LeakyRelu's and LeakyReluGrad's own attr.
 _LEAKY_ATTRS = ("alpha: float = 0.2",)
-
-
-def _tf_shape(shape: tuple[int, ...]) -> str:
-    """A runtime shape as TensorFlow's kernels print it: ``[2,3]``."""
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _compute_dtype(x: np.ndarray) -> np.dtype:
@@ -70,11 +65,9 @@ def _float_attr(value: float, dtype: np.dtype):
 def _check_same_shape(op_type: str, node, a: np.ndarray, b: np.ndarray) -> None:
     if a.shape != b.shape:
         name = node.name if node is not None else op_type
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             f"Inputs to operation {name} of type {op_type} must have the same size and shape.  "
-            f"Input 0: {_tf_shape(a.shape)} != input 1: {_tf_shape(b.shape)}",
+            f"Input 0: {dims_str(a.shape)} != input 1: {dims_str(b.shape)}",
         )
 
 
@@ -285,9 +278,7 @@ def _softmax_shape(ic) -> list[TensorShape]:
 
 def _check_logits_rank(logits: np.ndarray) -> None:
     if logits.ndim < 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"logits must have >= 1 dimension, got {_tf_shape(logits.shape)}"
-        )
+        raise invalid_argument(f"logits must have >= 1 dimension, got {dims_str(logits.shape)}")
 
 
 def _shifted(logits: np.ndarray) -> np.ndarray:
@@ -347,18 +338,14 @@ def _bias_add_shape(ic) -> list[TensorShape]:
 
 def _bias_add(value: np.ndarray, bias: np.ndarray, data_format: str) -> np.ndarray:
     if value.ndim < 2:
-        raise errors.InvalidArgumentError(
-            None, None, f"Input tensor must be at least 2D: {_tf_shape(value.shape)}"
-        )
+        raise invalid_argument(f"Input tensor must be at least 2D: {dims_str(value.shape)}")
     if bias.ndim != 1:
-        raise errors.InvalidArgumentError(None, None, f"Biases must be 1D: {_tf_shape(bias.shape)}")
+        raise invalid_argument(f"Biases must be 1D: {dims_str(bias.shape)}")
     channel = 1 if data_format == "NCHW" else value.ndim - 1
     if bias.shape[0] != value.shape[channel]:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             "Must provide as many biases as the last dimension of the input tensor: "
-            f"{_tf_shape(bias.shape)} vs. {_tf_shape(value.shape)}",
+            f"{dims_str(bias.shape)} vs. {dims_str(value.shape)}",
         )
     # Reshape the bias so NumPy broadcasting lines it up with the channel axis.
     b = bias.reshape((-1,) + (1,) * (value.ndim - 1 - channel))
@@ -407,9 +394,7 @@ def _bias_add_grad_shape(ic) -> list[TensorShape]:
 def bias_add_grad_kernel(out_backprop, *, data_format):
     """The sum of out_backprop over every axis but the channel axis."""
     if out_backprop.ndim < 2:
-        raise errors.InvalidArgumentError(
-            None, None, f"Input tensor must be at least 2D: {_tf_shape(out_backprop.shape)}"
-        )
+        raise invalid_argument(f"Input tensor must be at least 2D: {dims_str(out_backprop.shape)}")
     channel = 1 if data_format == "NCHW" else out_backprop.ndim - 1
     axes = tuple(i for i in range(out_backprop.ndim) if i != channel)
     x = out_backprop.astype(_compute_dtype(out_backprop), copy=False)
@@ -466,15 +451,12 @@ def softmax_cross_entropy_with_logits_kernel(features, labels):
         try:
             shape = np.broadcast_shapes(features.shape, labels.shape)
         except ValueError:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"logits and labels must be broadcastable: logits_size={_tf_shape(features.shape)} "
-                f"labels_size={_tf_shape(labels.shape)}",
+            raise invalid_argument(
+                f"logits and labels must be broadcastable: logits_size={dims_str(features.shape)} "
+                f"labels_size={dims_str(labels.shape)}",
             ) from None
     if len(shape) != 2:
-        raise errors.InvalidArgumentError(
-            None, None,
+        raise invalid_argument(
             "logits and labels must be either 2-dimensional, or broadcasted to be 2-dimensional",
         )
     ct = _compute_dtype(features)
@@ -506,35 +488,25 @@ def sparse_softmax_cross_entropy_with_logits_kernel(features, labels):
     Returns the loss ``[batch]`` and its gradient w.r.t. features ``[batch, classes]``.
     """
     if features.ndim != 2:
-        raise errors.InvalidArgumentError(
-            None, None, f"logits must be 2-D, but got shape {_tf_shape(features.shape)}"
-        )
+        raise invalid_argument(f"logits must be 2-D, but got shape {dims_str(features.shape)}")
     if labels.ndim != 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"labels must be 1-D, but got shape {_tf_shape(labels.shape)}"
-        )
+        raise invalid_argument(f"labels must be 1-D, but got shape {dims_str(labels.shape)}")
     if features.shape[0] != labels.shape[0]:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             "logits and labels must have the same first dimension, got logits shape "
-            f"{_tf_shape(features.shape)} and labels shape {_tf_shape(labels.shape)}",
+            f"{dims_str(features.shape)} and labels shape {dims_str(labels.shape)}",
         )
     classes = features.shape[1]
     if classes == 0:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
-            f"Must have at least one class, but got logits shape {_tf_shape(features.shape)}",
+        raise invalid_argument(
+            f"Must have at least one class, but got logits shape {dims_str(features.shape)}",
         )
     if labels.size:
         lo, hi = labels.min(), labels.max()
         if lo < 0 or hi >= classes:
             # TensorFlow reports the smallest label if it is negative, else the largest.
             bad = lo if lo < 0 else hi
-            raise errors.InvalidArgumentError(
-                None,
-                None,
+            raise invalid_argument(
                 f"Received a label value of {bad} which is outside the valid range of "
                 f"[0, {classes}).  Label values: {' '.join(str(v) for v in labels.tolist())}",
             )
@@ -710,9 +682,7 @@ def _softmax_family(op_type: str, logits: Any, axis: Any, name: str | None, dim:
             "graph is built"
         )
     if not -rank <= axis < rank:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             f"`dim` must be in the range [{-rank}, {rank}) where {rank} is the number of "
             f"dimensions in the input. Received: dim={axis}",
         )

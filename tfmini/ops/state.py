@@ -39,6 +39,7 @@ from tfmini.core.graph import Output
 from tfmini.core.registry import RegisterGradient, no_gradient, register_op
 from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
 from tfmini.ops import shape_fns
+from tfmini.ops.kernel_util import check_indices, invalid_argument
 
 # TensorFlow's kernels for the arithmetic updates exist for the real numeric types only.
 NUMERIC_TYPES = "half, float, double, int8, int16, int32, int64, uint8"
@@ -128,9 +129,7 @@ def as_handle(value: Any) -> ResourceHandle:
         return value
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype == object:
         return as_handle(value.item())
-    raise errors.InvalidArgumentError(
-        None, None, f"Expected a resource handle, got {type(value).__name__}: {value!r:.80}"
-    )
+    raise invalid_argument(f"Expected a resource handle, got {type(value).__name__}: {value!r:.80}")
 
 
 def resource_manager_of(ctx: Any, handle: ResourceHandle) -> Any:
@@ -144,9 +143,7 @@ def resource_manager_of(ctx: Any, handle: ResourceHandle) -> Any:
 
 
 def _not_a_variable(handle: ResourceHandle, res: Any) -> errors.OpError:
-    return errors.InvalidArgumentError(
-        None,
-        None,
+    return invalid_argument(
         f"Trying to access resource {_where(handle)} as a variable, but it holds a "
         f"{type(res).__name__}",
     )
@@ -318,9 +315,7 @@ def read_variable_op(ctx, resource, *, dtype):
             f"exist.",
         )
     if res.dtype != dtype:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             f"Trying to read variable with wrong dtype. Expected {tf_type_name(dtype)} got "
             f"{tf_type_name(res.dtype)}",
         )
@@ -359,16 +354,12 @@ def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
         old = res.value
         if old is not None:
             if res.dtype != dtype:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
+                raise invalid_argument(
                     f"Trying to assign variable with wrong dtype. Expected "
                     f"{tf_type_name(res.dtype)} got {tf_type_name(dtype)}",
                 )
             if validate_shape and old.shape != new.shape:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
+                raise invalid_argument(
                     f"Trying to assign to variable with tensor with wrong shape. Expected "
                     f"{dims_str(old.shape)} got {dims_str(new.shape)}",
                 )
@@ -380,9 +371,7 @@ def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
 def _update_kernel(op_type: str, ufunc: Callable) -> Callable:
     def kernel(ctx, resource, value, *, dtype):
         if dtype not in _NUMERIC:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
+            raise invalid_argument(
                 f"No OpKernel was registered to support Op '{op_type}' with dtype "
                 f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
             )
@@ -393,13 +382,9 @@ def _update_kernel(op_type: str, ufunc: Callable) -> Callable:
             if old is None:
                 raise _missing(as_handle(resource))
             if res.dtype != dtype:
-                raise errors.InvalidArgumentError(
-                    None, None, "DType of variable handle and value does not match."
-                )
+                raise invalid_argument("DType of variable handle and value does not match.")
             if old.shape != delta_shape:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
+                raise invalid_argument(
                     f"Cannot update variable with shape {dims_str(old.shape)} using a Tensor "
                     f"with shape {dims_str(delta_shape)}, shapes must be equal.",
                 )
@@ -526,26 +511,6 @@ def _gather_shape(ic):
                         + params.dims[batch_dims + 1:])]
 
 
-def _index_str(shape: tuple, flat: int) -> str:
-    # TensorFlow's SliceDebugString: "[1,1]" for a position in a rank-2 index array.
-    if not shape:
-        return ""
-    return "[" + ",".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]"
-
-
-def check_indices(indices: np.ndarray, limit: int, name: str = "indices") -> None:
-    """Raises TensorFlow's InvalidArgumentError for the first index outside ``[0, limit)``."""
-    bad = (indices < 0) | (indices >= limit)
-    if bad.any():
-        flat = int(np.flatnonzero(bad)[0]) if bad.ndim else 0
-        value = indices.reshape(-1)[flat]
-        raise errors.InvalidArgumentError(
-            None,
-            None,
-            f"{name}{_index_str(indices.shape, flat)} = {int(value)} is not in [0, {limit})",
-        )
-
-
 @register_op(
     "ResourceGather",
     inputs=["resource: resource", "indices: Tindices"],
@@ -564,38 +529,30 @@ def resource_gather(ctx, resource, indices, *, batch_dims, dtype):
     res = lookup_variable(ctx, resource)
     params = res.value
     if res.dtype != dtype:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             f"Trying to read variable with wrong dtype. Expected {tf_type_name(dtype)} got "
             f"{tf_type_name(res.dtype)}",
         )
     if params.ndim < 1:
-        raise errors.InvalidArgumentError(None, None, "params must be at least 1 dimensional")
+        raise invalid_argument("params must be at least 1 dimensional")
     idx = np.asarray(indices)
     if batch_dims < 0:
-        raise errors.InvalidArgumentError(None, None, f"batch_dims is negative ({batch_dims})")
+        raise invalid_argument(f"batch_dims is negative ({batch_dims})")
     if batch_dims == 0:
         check_indices(idx, params.shape[0])
         return np.take(params, idx, axis=0)
     if batch_dims > idx.ndim:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             f"batch_dims ({batch_dims}) must be less than or equal to rank(indices) "
             f"({idx.ndim})",
         )
     if batch_dims >= params.ndim:
-        raise errors.InvalidArgumentError(
-            None,
-            None,
+        raise invalid_argument(
             f"batch_dims ({batch_dims}) must be less than rank(params) ({params.ndim})",
         )
     for i in range(batch_dims):
         if params.shape[i] != idx.shape[i]:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
+            raise invalid_argument(
                 f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: "
                 f"{idx.shape[i]}",
             )
@@ -627,9 +584,7 @@ def _scatter_shape(ic):
 def _scatter_kernel(op_type: str, apply: Callable, numeric: bool) -> Callable:
     def kernel(ctx, resource, indices, updates, *, dtype):
         if numeric and dtype not in _NUMERIC:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
+            raise invalid_argument(
                 f"No OpKernel was registered to support Op '{op_type}' with dtype "
                 f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
             )
@@ -641,38 +596,28 @@ def _scatter_kernel(op_type: str, apply: Callable, numeric: bool) -> Callable:
             if params is None:
                 raise _missing(as_handle(resource))
             if res.dtype != dtype:
-                raise errors.InvalidArgumentError(
-                    None, None, "DType of scatter resource and updates does not match."
-                )
+                raise invalid_argument("DType of scatter resource and updates does not match.")
             shapes = (
                 f"got updates.shape {dims_str(upd.shape)}, indices.shape {dims_str(idx.shape)}, "
                 f"params.shape {dims_str(params.shape)}"
             )
             if upd.ndim != 0 and upd.ndim != idx.ndim + params.ndim - 1:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
+                raise invalid_argument(
                     "Must have updates.shape = indices.shape + params.shape[1:] or "
                     f"updates.shape = [], {shapes}",
                 )
             if params.ndim < 1:
-                raise errors.InvalidArgumentError(
-                    None, None, f"params must be at least 1 dimensional, {shapes}"
-                )
+                raise invalid_argument(f"params must be at least 1 dimensional, {shapes}")
             if idx.size == 0:
                 return  # nothing to update: the variable keeps its very array
             if upd.ndim:
                 if upd.shape[: idx.ndim] != idx.shape:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
+                    raise invalid_argument(
                         f"The shape of indices ({dims_str(idx.shape)}) must be a prefix of the "
                         f"shape of updates ({dims_str(upd.shape)})",
                     )
                 if upd.shape[idx.ndim:] != params.shape[1:]:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
+                    raise invalid_argument(
                         "Must have updates.shape = indices.shape + params.shape[1:] or "
                         f"updates.shape = [], {shapes}",
                     )
