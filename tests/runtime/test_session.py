@@ -524,3 +524,16 @@ def test_error_that_already_names_its_op_passes_through_unchanged(graph, traced)
         assert info.value.__cause__ is not info.value  # no self-referencing chain
     finally:
         registry.unregister("SessTestNested")
+
+
+def test_fetched_feed_is_a_copy_of_the_callers_array():
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, shape=(3,))
+        y = tm.identity(x)
+    fed = np.arange(3, dtype=np.float32)
+    with tm.Session(graph=g) as sess:
+        for value in (sess.run(x, {x: fed}), sess.run(y, {x: fed}),
+                      sess.make_callable(y, feed_list=[x])(fed)):
+            assert value is not fed and not np.shares_memory(value, fed)
+            np.testing.assert_array_equal(value, [0, 1, 2])

@@ -86,6 +86,15 @@ def _feed_value(output: Output, value: Any) -> Any:
     return arr
 
 
+def _unshare_feeds(values: tuple, feed_values: list) -> tuple:
+    """Fetched values that are the caller's own fed arrays (a fed tensor, or an Identity of
+    one) come back as copies, as in TensorFlow: the result and the feed are independent."""
+    fed = {id(v) for v in feed_values if type(v) is np.ndarray}
+    if not any(id(v) in fed for v in values):
+        return values
+    return tuple(v.copy() if id(v) in fed else v for v in values)
+
+
 def _finish(value: Any) -> Any:
     """What the user gets back: NumPy arrays they may modify, NumPy scalars for rank 0."""
     if type(value) is np.ndarray:
@@ -204,6 +213,8 @@ class Session:
         feeds, feed_values = self._resolve_feeds(feed_dict)
         plan = self._plan(outputs, feeds, targets)
         values = self._execute(plan, feed_values, options, run_metadata)
+        if feed_values:
+            values = _unshare_feeds(values, feed_values)
         if build is None:
             return _finish(values[0])
         return build([_finish(v) for v in values])
@@ -339,6 +350,8 @@ class Session:
                 raise TypeError(f"Expected {len(feeds)} feed values, got {len(feed_values)}")
             vals = [_feed_value(o, v) for o, v in zip(feeds, feed_values)]
             values = self._execute(plan, vals, options if accept_options else None, run_metadata)
+            if vals:
+                values = _unshare_feeds(values, vals)
             return build([_finish(v) for v in values])
 
         return call
