@@ -89,10 +89,15 @@ def _feed_value(output: Output, value: Any) -> Any:
 def _unshare_feeds(values: tuple, feed_values: list) -> tuple:
     """Fetched values that are the caller's own fed arrays (a fed tensor, or an Identity of
     one) come back as copies, as in TensorFlow: the result and the feed are independent."""
-    fed = {id(v) for v in feed_values if type(v) is np.ndarray}
-    if not any(id(v) in fed for v in values):
-        return values
-    return tuple(v.copy() if id(v) in fed else v for v in values)
+    out = None
+    for i, v in enumerate(values):
+        for f in feed_values:
+            if v is f:
+                if out is None:
+                    out = list(values)
+                out[i] = v.copy()
+                break
+    return values if out is None else tuple(out)
 
 
 def _finish(value: Any) -> Any:
