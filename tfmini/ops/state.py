@@ -142,6 +142,11 @@ def resource_manager_of(ctx: Any, handle: ResourceHandle) -> Any:
     return ctx.resource_manager_for(dtype)
 
 
+def _lookup_resource(ctx: Any, handle: ResourceHandle) -> Any:
+    """Whatever resource ``handle`` names (None when there is none)."""
+    return resource_manager_of(ctx, handle).lookup(handle.container, handle.name)
+
+
 def _not_a_variable(handle: ResourceHandle, res: Any) -> errors.OpError:
     return invalid_argument(
         f"Trying to access resource {_where(handle)} as a variable, but it holds a "
@@ -158,7 +163,7 @@ def lookup_variable(ctx: Any, handle: Any) -> VariableResource:
         InvalidArgumentError: the resource there is not a variable.
     """
     handle = as_handle(handle)
-    res = resource_manager_of(ctx, handle).lookup(handle.container, handle.name)
+    res = _lookup_resource(ctx, handle)
     if res is None or (isinstance(res, VariableResource) and res.value is None):
         raise _missing(handle)
     if not isinstance(res, VariableResource):
@@ -174,6 +179,15 @@ def _missing(handle: ResourceHandle) -> errors.OpError:
         f"Could not find resource: {_where(handle)} (variable {handle.name} is uninitialized "
         f"or has been deleted)",
     )
+
+
+def _check_value_dtype(res: VariableResource, dtype: DType) -> None:
+    """Run time: a read of ``dtype`` must match the variable's dtype."""
+    if res.dtype != dtype:
+        raise invalid_argument(
+            f"Trying to read variable with wrong dtype. Expected {tf_type_name(dtype)} got "
+            f"{tf_type_name(res.dtype)}",
+        )
 
 
 def _owned_by_nobody_else(arr: np.ndarray) -> bool:
@@ -300,7 +314,7 @@ def _read_shape(ic):
 def read_variable_op(ctx, resource, *, dtype):
     """The variable's current value (the stored read-only array itself)."""
     handle = as_handle(resource)
-    res = resource_manager_of(ctx, handle).lookup(handle.container, handle.name)
+    res = _lookup_resource(ctx, handle)
     value = getattr(res, "value", None) if isinstance(res, VariableResource) else None
     if value is None:
         if res is not None and not isinstance(res, VariableResource):
@@ -314,11 +328,7 @@ def read_variable_op(ctx, resource, *, dtype):
             f"container={where}, status error message=Resource {where}/{handle.name} does not "
             f"exist.",
         )
-    if res.dtype != dtype:
-        raise invalid_argument(
-            f"Trying to read variable with wrong dtype. Expected {tf_type_name(dtype)} got "
-            f"{tf_type_name(res.dtype)}",
-        )
+    _check_value_dtype(res, dtype)
     return value
 
 
@@ -368,13 +378,18 @@ def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
         res.replace(ctx, new)
 
 
+def _check_numeric(op_type: str, dtype: DType) -> None:
+    """TensorFlow registers the arithmetic updates for the real numeric types only."""
+    if dtype not in _NUMERIC:
+        raise invalid_argument(
+            f"No OpKernel was registered to support Op '{op_type}' with dtype "
+            f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
+        )
+
+
 def _update_kernel(op_type: str, ufunc: Callable) -> Callable:
     def kernel(ctx, resource, value, *, dtype):
-        if dtype not in _NUMERIC:
-            raise invalid_argument(
-                f"No OpKernel was registered to support Op '{op_type}' with dtype "
-                f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
-            )
+        _check_numeric(op_type, dtype)
         res = lookup_variable(ctx, resource)
         delta_shape = np.shape(value)
         with res.lock:
@@ -431,7 +446,7 @@ register_op(
 def var_is_initialized_op(ctx, resource):
     """True when the variable exists and holds a value."""
     handle = as_handle(resource)
-    res = resource_manager_of(ctx, handle).lookup(handle.container, handle.name)
+    res = _lookup_resource(ctx, handle)
     return np.bool_(isinstance(res, VariableResource) and res.value is not None)
 
 
@@ -528,11 +543,7 @@ def resource_gather(ctx, resource, indices, *, batch_dims, dtype):
     """Rows of the variable: ``params[indices]`` along axis ``batch_dims``."""
     res = lookup_variable(ctx, resource)
     params = res.value
-    if res.dtype != dtype:
-        raise invalid_argument(
-            f"Trying to read variable with wrong dtype. Expected {tf_type_name(dtype)} got "
-            f"{tf_type_name(res.dtype)}",
-        )
+    _check_value_dtype(res, dtype)
     if params.ndim < 1:
         raise invalid_argument("params must be at least 1 dimensional")
     idx = np.asarray(indices)
@@ -583,11 +594,8 @@ def _scatter_shape(ic):
 
 def _scatter_kernel(op_type: str, apply: Callable, numeric: bool) -> Callable:
     def kernel(ctx, resource, indices, updates, *, dtype):
-        if numeric and dtype not in _NUMERIC:
-            raise invalid_argument(
-                f"No OpKernel was registered to support Op '{op_type}' with dtype "
-                f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
-            )
+        if numeric:
+            _check_numeric(op_type, dtype)
         res = lookup_variable(ctx, resource)
         idx = np.asarray(indices)
         upd = np.asarray(updates)
