@@ -309,6 +309,14 @@ def _select_shape(ic) -> list[TensorShape]:
     return [data]
 
 
+def _check_then_else(t_shape: tuple, e_shape: tuple) -> None:
+    if t_shape != e_shape:
+        raise invalid_argument(
+            f"'then' and 'else' must have the same size.  but received: {dims_str(t_shape)} "
+            f"vs. {dims_str(e_shape)}",
+        )
+
+
 @register_op(
     "Select",
     inputs=["condition: bool", "t: T", "e: T"],
@@ -322,11 +330,7 @@ def select_kernel(condition, t, e):
     c = np.asarray(condition)
     t_shape, e_shape = np.shape(t), np.shape(e)
     if c.ndim == 0:
-        if t_shape != e_shape:
-            raise invalid_argument(
-                f"'then' and 'else' must have the same size.  but received: {dims_str(t_shape)} "
-                f"vs. {dims_str(e_shape)}",
-            )
+        _check_then_else(t_shape, e_shape)
         return t if c else e
     if c.ndim == 1 and len(t_shape) != 1:
         if not t_shape:
@@ -338,11 +342,7 @@ def select_kernel(condition, t, e):
                 "Number of batches of 'then' must match size of 'cond', but saw: "
                 f"{t_shape[0]} vs. {c.shape[0]}",
             )
-        if t_shape != e_shape:
-            raise invalid_argument(
-                f"'then' and 'else' must have the same size.  but received: {dims_str(t_shape)} "
-                f"vs. {dims_str(e_shape)}",
-            )
+        _check_then_else(t_shape, e_shape)
         return np.where(c.reshape(c.shape + (1,) * (len(t_shape) - 1)), t, e)
     for i, s in ((1, t_shape), (2, e_shape)):
         if s != c.shape:
@@ -586,22 +586,21 @@ def _reduction(op_type: str, doc: str):
     )
 
 
-@_reduction("Sum", "Sum over the given axes.")
-def sum_kernel(input, reduction_indices, *, keep_dims):  # noqa: A002  (TF's argument name)
-    """Sum over the given axes."""
-    axes = _reduction_axes(input, reduction_indices)
-    acc = _accumulator(input.dtype)
-    out = np.sum(input, axis=axes, dtype=acc, keepdims=keep_dims)
-    return out if acc == input.dtype else _round_half(out)
+def _accumulating_reduction(np_reduce: Callable) -> Callable:
+    """A Sum/Prod kernel: ``np_reduce`` in the accumulator type, rounded once for half."""
+
+    def kernel(input, reduction_indices, *, keep_dims):  # noqa: A002  (TF's argument name)
+        axes = _reduction_axes(input, reduction_indices)
+        acc = _accumulator(input.dtype)
+        out = np_reduce(input, axis=axes, dtype=acc, keepdims=keep_dims)
+        return out if acc == input.dtype else _round_half(out)
+
+    kernel.__name__ = f"{np_reduce.__name__}_kernel"
+    return kernel
 
 
-@_reduction("Prod", "Product over the given axes.")
-def prod_kernel(input, reduction_indices, *, keep_dims):  # noqa: A002
-    """Product over the given axes."""
-    axes = _reduction_axes(input, reduction_indices)
-    acc = _accumulator(input.dtype)
-    out = np.prod(input, axis=axes, dtype=acc, keepdims=keep_dims)
-    return out if acc == input.dtype else _round_half(out)
+_reduction("Sum", "Sum over the given axes.")(_accumulating_reduction(np.sum))
+_reduction("Prod", "Product over the given axes.")(_accumulating_reduction(np.prod))
 
 
 @_reduction("Mean", "Mean over the given axes; integer means truncate toward zero.")
@@ -736,6 +735,16 @@ def _tensor(value: Any, dtype: DType | None = None) -> Output:
         return convert_to_tensor(value, dtype=dtype)
     except ValueError as e:
         raise TypeError(str(e)) from e
+
+
+def _tensor_pair(x: Any, y: Any) -> tuple[Output, Output]:
+    """``x`` and ``y`` as Outputs; a literal takes the dtype of the other operand (of ``x``
+    when both are literals or both tensors)."""
+    if not is_symbolic(x) and is_symbolic(y):
+        y = _tensor(y)
+        return _tensor(x, y.dtype), y
+    x = _tensor(x)
+    return x, _tensor(y, x.dtype)
 
 
 def _binary_fn(op_type: str, public_name: str, doc: str, default_name: str | None = None):
@@ -877,12 +886,7 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Output:
     Raises:
         TypeError: x and y have different dtypes.
     """
-    if not is_symbolic(x) and is_symbolic(y):
-        y = _tensor(y)
-        x = _tensor(x, y.dtype)
-    else:
-        x = _tensor(x)
-        y = _tensor(y, x.dtype)
+    x, y = _tensor_pair(x, y)
     if x.dtype != y.dtype:
         raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
     target = _truediv_cast(x.dtype)
@@ -949,6 +953,15 @@ def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Output:
     return _build("Mul", [s, x], name=name)
 
 
+def _select(op_type: str, condition: Any, x: Any, y: Any, name: str | None) -> Output:
+    # Without x and y, tf.where is the coordinates of true elements (the array family's Where).
+    if x is None and y is None:
+        return _build("Where", [condition], name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return _build(op_type, [condition, x, y], name=name)
+
+
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Output:
     """TF1 ``tf.where``: ``Select`` (a vector condition picks rows of x and y).
 
@@ -967,11 +980,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     Raises:
         ValueError: only one of x and y is given, or the shapes do not fit.
     """
-    if x is None and y is None:
-        return _build("Where", [condition], name=name)
-    if x is None or y is None:
-        raise ValueError("x and y must both be non-None or both be None.")
-    return _build("Select", [condition, x, y], name=name)
+    return _select("Select", condition, x, y, name)
 
 
 def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Output:
@@ -989,11 +998,7 @@ def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = No
     Raises:
         ValueError: only one of x and y is given, or the shapes do not broadcast.
     """
-    if x is None and y is None:
-        return _build("Where", [condition], name=name)
-    if x is None or y is None:
-        raise ValueError("x and y must both be non-None or both be None.")
-    return _build("SelectV2", [condition, x, y], name=name)
+    return _select("SelectV2", condition, x, y, name)
 
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Output:
@@ -1018,43 +1023,26 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Output:
     return _build("Cast", [x], {"DstT": base}, name=name)
 
 
-def to_float(x: Any, name: str = "ToFloat") -> Output:
-    """Casts to float32 (TF1 ``tf.to_float``).
+def _cast_fn(dtype: DType, public_name: str, default_name: str):
+    def fn(x: Any, name: str = default_name) -> Output:
+        return cast(x, dtype, name=name)
 
-    Args:
-        x: A tensor.
-        name: Op name.
-
-    Returns:
-        A float32 tensor.
-    """
-    return cast(x, dtypes.float32, name=name)
-
-
-def to_int32(x: Any, name: str = "ToInt32") -> Output:
-    """Casts to int32 (TF1 ``tf.to_int32``).
-
-    Args:
-        x: A tensor.
-        name: Op name.
-
-    Returns:
-        An int32 tensor.
-    """
-    return cast(x, dtypes.int32, name=name)
+    article = "An" if dtype.name[0] in "aeiou" else "A"
+    fn.__name__ = fn.__qualname__ = public_name
+    fn.__doc__ = (
+        f"Casts to {dtype.name} (TF1 ``tf.{public_name}``).\n\n"
+        "Args:\n"
+        "    x: A tensor.\n"
+        "    name: Op name.\n\n"
+        "Returns:\n"
+        f"    {article} {dtype.name} tensor.\n"
+    )
+    return fn
 
 
-def to_int64(x: Any, name: str = "ToInt64") -> Output:
-    """Casts to int64 (TF1 ``tf.to_int64``).
-
-    Args:
-        x: A tensor.
-        name: Op name.
-
-    Returns:
-        An int64 tensor.
-    """
-    return cast(x, dtypes.int64, name=name)
+to_float = _cast_fn(dtypes.float32, "to_float", "ToFloat")
+to_int32 = _cast_fn(dtypes.int32, "to_int32", "ToInt32")
+to_int64 = _cast_fn(dtypes.int64, "to_int64", "ToInt64")
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
@@ -1096,12 +1084,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
             "Only one of `transpose_b` and `adjoint_b` can be True. Received "
             f"`transpose_b`={transpose_b}, `adjoint_b`={adjoint_b}."
         )
-    if not is_symbolic(a) and is_symbolic(b):
-        b = _tensor(b)
-        a = _tensor(a, b.dtype)
-    else:
-        a = _tensor(a)
-        b = _tensor(b, a.dtype)
+    a, b = _tensor_pair(a, b)
     ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
     ra, rb = a.shape.rank, b.shape.rank
     if ra is None or rb is None or ra > 2 or rb > 2:
