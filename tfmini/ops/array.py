@@ -7,26 +7,31 @@ then its NumPy kernel, greppable by the op's type string.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import numbers
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from attrs import evolve
 
 from tfmini import errors
-from tfmini.core import dtypes, registry
+from tfmini.core import dtypes
 from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import convert_to_tensor, is_symbolic, set_literal_conversion
 from tfmini.core.dtypes import DType, as_dtype
 from tfmini.core.function import set_argument_op
-from tfmini.core.graph import Output, check_op_name, register_operator_override
+from tfmini.core.graph import Output, register_operator_override
 from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope, name_scope, scope_context
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops import shape_fns
+from tfmini.ops.build_util import (
+    autopack,
+    build_autopacked,
+    constant_value,
+    has_symbolic,
+    op_scope,
+)
 from tfmini.ops.kernel_util import (
     as_int_list,
     check_indices,
@@ -513,89 +518,6 @@ def _scalar_arg(value: np.ndarray, what: str, message: str) -> np.ndarray:
     return arr.reshape(())
 
 
-# -- TF1-function plumbing ----------------------------------------------------------------
-
-
-def _autopack(value: Any, dtype: DType | None = None) -> Any:
-    """A list or tuple holding tensors becomes a ``Pack`` (TensorFlow's autopacking), so
-    ``tm.reshape(x, [tm.shape(y)[0], -1])`` works; anything else is returned as is."""
-    if not isinstance(value, (list, tuple)) or not _has_symbolic(value):
-        return value
-    if dtype is None:
-        dtype = _first_symbolic_dtype(value)
-    items = [_autopack(v, dtype) if isinstance(v, (list, tuple)) else v for v in value]
-    return build_op(current_scope(), "Pack", [items], {"axis": 0}, name="packed").outputs[0]
-
-
-def _has_symbolic(value: Any) -> bool:
-    if isinstance(value, (list, tuple)):
-        return any(_has_symbolic(v) for v in value)
-    return is_symbolic(value)
-
-
-def _first_symbolic_dtype(value: Any) -> DType | None:
-    for v in value:
-        if isinstance(v, (list, tuple)):
-            dt = _first_symbolic_dtype(v)
-            if dt is not None:
-                return dt
-        elif is_symbolic(v):
-            return convert_to_tensor(v).dtype
-    return None
-
-
-def _build(op_type: str, inputs: Sequence[Any], attrs: dict | None = None,
-           name: str | None = None, scope=None):
-    """Builds ``op_type`` in the current (or given) scope, autopacking list inputs.
-
-    An empty Python list for an argument whose type attr has a default takes that
-    default (``tile(x, [])`` gets int32 multiples), as TensorFlow's op builder prefers
-    the default type when converting literals.
-    """
-    op_def = registry.get(op_type)
-    converted = []
-    for arg, x in zip(op_def.inputs, inputs):
-        if isinstance(x, list) and arg.is_list:
-            converted.append([_autopack(v) for v in x])
-            continue
-        x = _autopack(x)
-        if isinstance(x, (list, tuple)) and len(x) == 0 and arg.type_attr:
-            default = op_def.attr(arg.type_attr).default
-            if isinstance(default, DType) and (attrs is None or arg.type_attr not in attrs):
-                x = convert_to_tensor(x, dtype=default)
-        converted.append(x)
-    return build_op(scope or current_scope(), op_type, converted, attrs, name=name)
-
-
-
-@contextlib.contextmanager
-def _op_scope(name: str | None, default_name: str):
-    """TensorFlow's ``with ops.name_scope(name, default) as scope:`` ending in an op named
-    ``scope`` itself.
-
-    Helper ops built in the block are named ``<name>/...``; the op finally
-    built with ``build_op(outer, ..., name=base)`` gets ``<name>`` exactly (as
-    TF names ``x[1:]`` ``strided_slice`` with ``strided_slice/stack`` inputs).
-    Yields ``(outer_scope, base_name)``.
-    """
-    outer = current_scope()
-    base = name or default_name
-    check_op_name(base)
-    full = f"{outer.name_prefix}/{base}" if outer.name_prefix else base
-    # Not reserved yet: the final op reserves it; helper ops only take "<full>/...".
-    unique = outer.graph.unique_name(full, mark_as_used=False)
-    inner = evolve(outer, name_prefix=unique, op_name=None)
-    with scope_context(inner):
-        yield outer, unique.rpartition("/")[2]
-
-
-def _tf_constant_value(value: Any):
-    """``tensor_util.constant_value``: the value of a literal or a build-time known tensor."""
-    if is_symbolic(value):
-        return static_value(convert_to_tensor(value))
-    return np.asarray(value)
-
-
 # ----------------------------------------------------------------------------------------
 # Shape, Size, Rank
 
@@ -681,7 +603,7 @@ def shape(input: Any, name: str | None = None, out_type: Any = None) -> Output:
         A 1-D ``out_type`` tensor.
     """
     out_type = as_dtype(out_type) if out_type is not None else dtypes.int32
-    with _op_scope(name, "Shape") as (outer, base):
+    with op_scope(name, "Shape") as (outer, base):
         x = convert_to_tensor(input)
         if x.shape.is_fully_defined():
             with scope_context(outer):
@@ -701,7 +623,7 @@ def size(input: Any, name: str | None = None, out_type: Any = None) -> Output:
         A scalar ``out_type`` tensor.
     """
     out_type = as_dtype(out_type) if out_type is not None else dtypes.int32
-    with _op_scope(name, "Size") as (outer, base):
+    with op_scope(name, "Size") as (outer, base):
         x = convert_to_tensor(input)
         dims = x.shape.dims
         if x.shape.is_fully_defined() or (dims and any(d == 0 for d in dims)):
@@ -720,7 +642,7 @@ def rank(input: Any, name: str | None = None) -> Output:
     Returns:
         A scalar int32 tensor.
     """
-    with _op_scope(name, "Rank") as (outer, base):
+    with op_scope(name, "Rank") as (outer, base):
         x = convert_to_tensor(input)
         if x.shape.rank is not None:
             with scope_context(outer):
@@ -854,7 +776,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Output:
         ValueError: the static shapes cannot match ("Cannot reshape a tensor with 6
             elements to shape [4] (4 elements)").
     """
-    return _build("Reshape", [tensor, shape], name=name).outputs[0]
+    return build_autopacked("Reshape", [tensor, shape], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -913,7 +835,7 @@ def expand_dims(input: Any, axis: Any = None, name: str | None = None,
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
-    return _build("ExpandDims", [input, axis], name=name).outputs[0]
+    return build_autopacked("ExpandDims", [input, axis], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -1001,7 +923,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None,
         axis = []
     elif np.isscalar(axis):
         axis = [axis]
-    return _build("Squeeze", [input], {"squeeze_dims": list(axis)}, name=name).outputs[0]
+    return build_autopacked("Squeeze", [input], {"squeeze_dims": list(axis)}, name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -1081,7 +1003,7 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose",
         The transposed tensor.
     """
     del conjugate  # only meaningful for complex types
-    with _op_scope(name, "transpose") as (outer, base):
+    with op_scope(name, "transpose") as (outer, base):
         a = convert_to_tensor(a)
         if perm is None:
             if not a.shape.rank:
@@ -1092,7 +1014,7 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose",
                 perm = build_op(current_scope(), "Sub", [rm1, rng]).outputs[0]
             else:
                 perm = list(builtins.range(a.shape.rank - 1, -1, -1))
-        perm = _autopack(perm)
+        perm = autopack(perm)
         return build_op(outer, "Transpose", [a, perm], name=base).outputs[0]
 
 
@@ -1196,7 +1118,7 @@ def concat(values: Any, axis: Any, name: str = "concat") -> Output:
             axis_t = convert_to_tensor(axis, dtype=dtypes.int32, name="concat_dim")
             shape_fns.with_rank(axis_t.shape, 0)
             return build_op(current_scope(), "Identity", [values[0]], name=name).outputs[0]
-    return _build("ConcatV2", [list(values), axis], name=name).outputs[0]
+    return build_autopacked("ConcatV2", [list(values), axis], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -1260,7 +1182,7 @@ def stack(values: Any, axis: int = 0, name: str = "stack") -> Output:
     Raises:
         ValueError: ``axis`` is out of range or the shapes differ statically.
     """
-    if axis == 0 and not _has_symbolic(values):
+    if axis == 0 and not has_symbolic(values):
         try:
             return constant(values, name=name)
         except (TypeError, ValueError):
@@ -1272,7 +1194,7 @@ def stack(values: Any, axis: int = 0, name: str = "stack") -> Output:
         n = value_shape.rank + 1
         if axis < -n or axis >= n:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-n}, {n})")
-    return _build("Pack", [list(values)], {"axis": axis}, name=name).outputs[0]
+    return build_autopacked("Pack", [list(values)], {"axis": axis}, name=name).outputs[0]
 
 
 def _unpack_shape(ic):
@@ -1335,7 +1257,7 @@ def unstack(value: Any, num: int | None = None, axis: int = 0,
             num = s.dims[axis]
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {s}")
-    op = _build("Unpack", [value], {"num": num, "axis": axis}, name=name)
+    op = build_autopacked("Unpack", [value], {"num": num, "axis": axis}, name=name)
     return list(op.outputs)
 
 
@@ -1506,9 +1428,10 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = 
     if isinstance(num_or_size_splits, numbers.Integral) and not isinstance(
         num_or_size_splits, bool
     ):
-        op = _build("Split", [axis, value], {"num_split": int(num_or_size_splits)}, name=name)
+        op = build_autopacked("Split", [axis, value], {"num_split": int(num_or_size_splits)},
+                              name=name)
         return list(op.outputs)
-    size_splits = convert_to_tensor(_autopack(num_or_size_splits))
+    size_splits = convert_to_tensor(autopack(num_or_size_splits))
     if size_splits.shape.rank == 0:
         raise ValueError(
             "Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
@@ -1519,7 +1442,7 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = 
             num = size_splits.shape.dims[0]
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
-    op = _build("SplitV", [value, size_splits, axis], {"num_split": num}, name=name)
+    op = build_autopacked("SplitV", [value, size_splits, axis], {"num_split": num}, name=name)
     return list(op.outputs)
 
 
@@ -1600,7 +1523,7 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Output
         size: The block's size in every dimension; -1 takes the rest of the dimension.
         name: Op name (default ``"Slice"``).
     """
-    return _build("Slice", [input_, begin, size], name=name).outputs[0]
+    return build_autopacked("Slice", [input_, begin, size], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -1818,12 +1741,13 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
         ValueError: the static shapes show an index out of range or a bad spec.
     """
     del var
-    begin, end = _autopack(begin), _autopack(end)
+    begin, end = autopack(begin), autopack(end)
     if strides is None:
         strides = ones_like(begin)
     attrs = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
              "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
-    return _build("StridedSlice", [input_, begin, end, strides], attrs, name=name).outputs[0]
+    op = build_autopacked("StridedSlice", [input_, begin, end, strides], attrs, name=name)
+    return op.outputs[0]
 
 
 # -- x[...] on tensors: TensorFlow's _slice_helper ------------------------------------------
@@ -1927,7 +1851,7 @@ def slice_helper(tensor: Any, slice_spec: Any, var: Any = None) -> Output:
             else:
                 strides.append(1)
             shrink_axis_mask |= 1 << index
-    with _op_scope(None, "strided_slice") as (outer, base):
+    with op_scope(None, "strided_slice") as (outer, base):
         if begin:
             packed = [stack(begin), stack(end), stack(strides)]
             if any(p.dtype == dtypes.int64 for p in packed):
@@ -1998,7 +1922,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Output:
         multiples: One non-negative repeat count per dimension.
         name: Op name (default ``"Tile"``).
     """
-    return _build("Tile", [input, multiples], name=name).outputs[0]
+    return build_autopacked("Tile", [input, multiples], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -2044,13 +1968,13 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Output:
         value: The scalar to fill with; its dtype is the output's.
         name: Op name (default ``"Fill"``).
     """
-    return _build("Fill", [dims, value], name=name).outputs[0]
+    return build_autopacked("Fill", [dims, value], name=name).outputs[0]
 
 
 def _filled(shape_: Any, value: Any, dtype: DType, outer, base: str) -> Output:
     """``zeros``/``ones``: a ``Const`` when the shape is static and small (under 1000
     elements, as TensorFlow decides), else ``Fill``; built as ``base`` in ``outer``."""
-    if not is_symbolic(shape_) and not _has_symbolic(shape_):
+    if not is_symbolic(shape_) and not has_symbolic(shape_):
         try:
             static = as_shape(shape_)
         except (TypeError, ValueError):
@@ -2062,7 +1986,7 @@ def _filled(shape_: Any, value: Any, dtype: DType, outer, base: str) -> Output:
                     return constant(value, dtype=dtype, shape=dims, name=base)
             big = any(d > np.iinfo(np.int32).max for d in dims)
             shape_ = constant(dims, dtype=dtypes.int64 if big else dtypes.int32)
-    shape_t = convert_to_tensor(_autopack(shape_), dtype_hint=dtypes.int32)
+    shape_t = convert_to_tensor(autopack(shape_), dtype_hint=dtypes.int32)
     if shape_t.shape.rank == 0:
         shape_t = reshape(shape_t, [-1])
     fill_value = constant(value, dtype=dtype)
@@ -2086,7 +2010,7 @@ def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> O
         name: Op name (default ``"zeros"``).
     """
     dtype = as_dtype(dtype)
-    with _op_scope(name, "zeros") as (outer, base):
+    with op_scope(name, "zeros") as (outer, base):
         return _filled(shape, _zero_of(dtype), dtype, outer, base)
 
 
@@ -2099,7 +2023,7 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Ou
         name: Op name (default ``"ones"``).
     """
     dtype = as_dtype(dtype)
-    with _op_scope(name, "ones") as (outer, base):
+    with op_scope(name, "ones") as (outer, base):
         return _filled(shape, _one_of(dtype), dtype, outer, base)
 
 
@@ -2150,7 +2074,7 @@ def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None,
         name: Op name (default ``"zeros_like"``).
         optimize: Use the static shape when it is fully defined.
     """
-    with _op_scope(name, "zeros_like") as (outer, base):
+    with op_scope(name, "zeros_like") as (outer, base):
         x = convert_to_tensor(tensor)
         dt = as_dtype(dtype) if dtype is not None else x.dtype
         if optimize and x.shape.is_fully_defined() and x.dtype != dtypes.variant:
@@ -2172,7 +2096,7 @@ def ones_like(tensor: Any, dtype: Any = None, name: str | None = None,
         name: Op name (default ``"ones_like"``).
         optimize: Use the static shape when it is fully defined.
     """
-    with _op_scope(name, "ones_like") as (outer, base):
+    with op_scope(name, "ones_like") as (outer, base):
         x = convert_to_tensor(tensor)
         shape_t = _shape_internal(x) if optimize else build_op(
             current_scope(), "Shape", [x]).outputs[0]
@@ -2264,7 +2188,7 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
     if limit is None:
         start, limit = 0, start
     want = as_dtype(dtype) if dtype is not None else None
-    with _op_scope(name, "Range") as (outer, base):
+    with op_scope(name, "Range") as (outer, base):
         named = (("start", start), ("limit", limit), ("delta", delta))
         args = {k: convert_to_tensor(v) for k, v in named if is_symbolic(v)}
         if want is None:
@@ -2396,14 +2320,14 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | 
     del validate_indices
     if axis is None:
         axis = batch_dims
-    axis_value = _tf_constant_value(axis)
+    axis_value = constant_value(axis)
     if axis_value is None or np.ndim(axis_value) != 0 or int(axis_value) != 0:
         attrs = {"batch_dims": batch_dims}
-        return _build("GatherV2", [params, indices, axis], attrs, name=name).outputs[0]
+        return build_autopacked("GatherV2", [params, indices, axis], attrs, name=name).outputs[0]
     sparse_read = getattr(params, "sparse_read", None)
     if sparse_read is not None:
         return sparse_read(indices, name=name)
-    return _build("GatherV2", [params, indices, axis], name=name).outputs[0]
+    return build_autopacked("GatherV2", [params, indices, axis], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -2523,7 +2447,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) 
         shape: The output shape.
         name: Op name (default ``"ScatterNd"``).
     """
-    return _build("ScatterNd", [indices, updates, shape], name=name).outputs[0]
+    return build_autopacked("ScatterNd", [indices, updates, shape], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -2597,7 +2521,8 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
         num_segments: The number of output rows.
         name: Op name (default ``"UnsortedSegmentSum"``).
     """
-    return _build("UnsortedSegmentSum", [data, segment_ids, num_segments], name=name).outputs[0]
+    op = build_autopacked("UnsortedSegmentSum", [data, segment_ids, num_segments], name=name)
+    return op.outputs[0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -2664,7 +2589,7 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
         TypeError: ``dtype``, ``on_value`` and ``off_value`` disagree.
     """
     want = as_dtype(dtype) if dtype is not None else None
-    with _op_scope(name, "one_hot") as (outer, base):
+    with op_scope(name, "one_hot") as (outer, base):
         on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=want)
         off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=want)
         if on is not None or off is not None:
@@ -2687,7 +2612,7 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
             raise TypeError(f"dtype {on.dtype} of on_value does not match dtype {off.dtype} of "
                             "off_value")
         attrs = {} if axis is None else {"axis": axis}
-        inputs = [_autopack(indices), _autopack(depth), on, off]
+        inputs = [autopack(indices), autopack(depth), on, off]
         return build_op(outer, "OneHot", inputs, attrs, name=base).outputs[0]
 
 
@@ -2757,7 +2682,7 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Output:
         shape: The target shape (1-D int tensor or list).
         name: Op name (default ``"BroadcastTo"``).
     """
-    return _build("BroadcastTo", [input, shape], name=name).outputs[0]
+    return build_autopacked("BroadcastTo", [input, shape], name=name).outputs[0]
 
 
 __all__ = [

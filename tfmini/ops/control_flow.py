@@ -43,6 +43,7 @@ from tfmini.core.scope import (
 )
 from tfmini.core.shapes import TensorShape, unknown_shape
 from tfmini.ops.array import constant, identity, no_op, stop_gradient
+from tfmini.ops.build_util import peek_op_name
 from tfmini.ops.kernel_util import invalid_argument
 
 # TensorFlow numbers functions with a process-wide uid ("cond_true_12").
@@ -338,8 +339,7 @@ def _peek_name(scope: Scope, base: str) -> str:
     ops under it ("cond/Identity"); looking the name up first gives both the same spelling.
     """
     check_op_name(base)
-    full = f"{scope.name_prefix}/{base}" if scope.name_prefix else base
-    return scope.graph.unique_name(full, mark_as_used=False)
+    return peek_op_name(scope, base)
 
 
 def _to_inner(fg: FuncGraph, value: Any, dtype_hint: Any = None) -> Output:

@@ -28,6 +28,7 @@ from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope, name_scope
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops import shape_fns
+from tfmini.ops.build_util import peek_op_name
 from tfmini.ops.kernel_util import invalid_argument
 
 # TensorFlow's type sets, restricted to the dtypes tfmini has (no bfloat16, complex, quantized
@@ -560,9 +561,7 @@ def _op_scope(name: str | None, default_name: str) -> Iterator[str]:
     if name and name.endswith("/"):
         full = name[:-1]
     else:
-        base = name or default_name
-        full = f"{scope.name_prefix}/{base}" if scope.name_prefix else base
-        full = scope.graph.unique_name(full, mark_as_used=False)
+        full = peek_op_name(scope, name or default_name)
     with name_scope(full + "/"):
         yield full
 
@@ -666,12 +665,17 @@ def _static_axis(axis: Any) -> int:
     return operator.index(np.asarray(axis).item() if isinstance(axis, np.ndarray) else axis)
 
 
+def _axis_or_dim(axis: Any, dim: Any) -> int:
+    """The static axis given as ``axis`` or by its deprecated name ``dim`` (default -1)."""
+    if axis is not None and dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'dim'.")
+    return _static_axis(axis if axis is not None else (dim if dim is not None else -1))
+
+
 def _softmax_family(op_type: str, logits: Any, axis: Any, name: str | None, dim: Any) -> Output:
     """TensorFlow's ``_wrap_2d_function``: the op works on the last axis, so another axis is
     swapped with the last one before and after."""
-    if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'.")
-    axis = _static_axis(axis if axis is not None else (dim if dim is not None else -1))
+    axis = _axis_or_dim(axis, dim)
     logits = convert_to_tensor(logits)
     rank = logits.shape.rank
     if axis == -1 or (rank is not None and axis == rank - 1):
@@ -880,9 +884,7 @@ def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int | N
     Returns:
         The loss: ``logits``' shape without ``axis``, of the dtype of ``logits``.
     """
-    if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'.")
-    axis = _static_axis(axis if axis is not None else (dim if dim is not None else -1))
+    axis = _axis_or_dim(axis, dim)
     with _op_scope(name, "softmax_cross_entropy_with_logits") as scope:
         logits = _tensor(logits, "logits")
         labels = _tensor(labels, "labels")

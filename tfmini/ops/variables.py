@@ -44,6 +44,7 @@ from tfmini.core.graph import VALID_OP_NAME_REGEX, Graph, Operation, Output
 from tfmini.core.scope import Scope, current_scope, get_default_graph, name_scope, scope_context
 from tfmini.core.shapes import TensorShape, as_shape
 from tfmini.ops.array import constant
+from tfmini.ops.build_util import exact_sub_scope
 
 # ----------------------------------------------------------------------------------------
 # Collections
@@ -189,15 +190,6 @@ def _dims_text(shape: TensorShape) -> str:
     return "None" if shape.dims is None else str(list(shape.dims))
 
 
-def _exact_sub_scope(scope: Scope, base: str) -> Scope:
-    """The scope ``<prefix>/<base>`` (made unique) *without* reserving the name, so that an
-    op built next with ``name=base`` in ``scope`` gets exactly that name (TensorFlow names
-    such ops after their name scope: ``w`` in ``w/...``, ``Gather`` in ``Gather/indices``)."""
-    full = f"{scope.name_prefix}/{base}" if scope.name_prefix else base
-    unique = scope.graph.unique_name(full, mark_as_used=False)
-    return evolve(scope, name_prefix=unique, op_name=None)
-
-
 # ----------------------------------------------------------------------------------------
 # Variable
 
@@ -303,7 +295,7 @@ class Variable:
         graph = outer.graph
         base = _check_name(name if name is not None else "Variable")
         with graph._lock:  # the chosen name must stay free until the handle takes it
-            vscope = _exact_sub_scope(outer, base)
+            vscope = exact_sub_scope(outer, base)
             var_name = vscope.name_prefix
             # The initial value is built without the ambient device, as TensorFlow does.
             init_scope = evolve(vscope, device="").with_sub_scope("Initializer")
@@ -522,7 +514,7 @@ class Variable:
         """``ResourceGather``: the rows ``indices`` of the variable."""
         scope = self._build_scope()
         base = name if name is not None else "Gather"
-        sub = _exact_sub_scope(scope, base)
+        sub = exact_sub_scope(scope, base)
         if not isinstance(indices, Output) and not hasattr(indices, "as_output"):
             with scope_context(sub):
                 indices = convert_to_tensor(indices, name="indices")
