@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import builtins
 import numbers
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +31,7 @@ from tfmini.ops.build_util import (
     has_symbolic,
     op_scope,
 )
+from tfmini.ops.constant_folding import fold_constant
 from tfmini.ops.kernel_util import (
     as_int_list,
     check_indices,
@@ -232,7 +232,6 @@ def placeholder_with_default(input: Any, shape: Any, name: str | None = None):
 
 
 def _identity_value(output):
-    from tfmini.core.builder import static_value
 
     return static_value(output.op.inputs[0])
 
@@ -284,223 +283,9 @@ def no_op(name: str | None = None):
 
 
 # ========================================================================================
-# Shape manipulation. Shared helpers first: TensorFlow's shape-inference vocabulary
-# (merging shapes, shapes described by tensors, build-time constant folding), then one
-# section per op.
-
-_FOLD_LIMIT = 4096  # elements; bigger values are not folded at build time
-_fold_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _kernel_args(op, values: list) -> list:
-    """Groups the flat input values of ``op`` into one entry per input argument."""
-    args, i = [], 0
-    for arg in op.op_def.inputs:
-        if arg.type_list_attr:
-            n = len(op.attrs[arg.type_list_attr])
-        elif arg.number_attr:
-            n = op.attrs[arg.number_attr]
-        else:
-            args.append(values[i])
-            i += 1
-            continue
-        args.append(list(values[i : i + n]))
-        i += n
-    return args
-
-
-def fold_constant(output: Output) -> np.ndarray | None:
-    """A ``value_fn``: the op's CPU kernel run on its inputs' build-time values.
-
-    This is TensorFlow's constant folding during shape inference, so that
-    ``tf.reshape(x, tf.stack([tf.shape(y)[0], -1]))`` gets a static shape when
-    ``y``'s is known. Only small values are folded (at most ``_FOLD_LIMIT`` elements).
-
-    Args:
-        output: The Output whose value is wanted.
-
-    Returns:
-        A read-only array, or None when some input is not known at build time.
-    """
-    try:
-        return _fold_cache[output]
-    except KeyError:
-        pass
-    op = output.op
-    n = output.shape.num_elements()
-    if n is not None and n > _FOLD_LIMIT:
-        return None
-    values = []
-    for inp in op.inputs:
-        v = static_value(inp)
-        if v is None or np.size(v) > _FOLD_LIMIT:
-            return None
-        values.append(v)
-    kernel = op.op_def.kernel_for("CPU")
-    if kernel is None or kernel.takes_ctx:
-        return None
-    if kernel.attr_names is None:
-        kwargs = dict(op.attrs)
-    else:
-        kwargs = {k: op.attrs[k] for k in kernel.attr_names if k in op.attrs}
-        if "node" in kernel.attr_names:
-            kwargs["node"] = op
-    result = kernel.fn(*_kernel_args(op, values), **kwargs)
-    # Kernels return a sequence for several output arguments or a list output (even of one).
-    if len(op.op_def.outputs) > 1 or any(a.is_list for a in op.op_def.outputs):
-        result = result[output.value_index]
-    result = np.array(result, dtype=output.dtype.np_dtype)
-    if result.size > _FOLD_LIMIT:
-        return None
-    result.flags.writeable = False
-    _fold_cache[output] = result
-    return result
-
-
-def _mul_dim(a: int | None, b: int | None) -> int | None:
-    """TensorFlow's ``InferenceContext::Multiply`` (a known 0 wins over an unknown)."""
-    if a == 0 or b == 0:
-        return 0
-    if a == 1:
-        return b
-    if b == 1:
-        return a
-    if a is None or b is None:
-        return None
-    return a * b
-
-
-def _shape_from_vector(value: np.ndarray) -> TensorShape:
-    dims: list[int | None] = []
-    for v in np.asarray(value).ravel().tolist():
-        if v >= 0:
-            dims.append(int(v))
-        elif v == -1:
-            dims.append(None)
-        else:
-            raise ValueError(f"Invalid value in tensor used for shape: {v}")
-    return TensorShape(dims)
-
-
-def _scalar_or_none(t: Output) -> int | None:
-    v = static_value(t)
-    if v is None or np.ndim(v) != 0:
-        return None
-    return int(v)
-
-
-def _partial_shape_of_tensor(t: Output) -> TensorShape | None:
-    """The shape a 1-D int tensor describes, as far as it is known at build time.
-
-    TensorFlow's ``ConstantPartialShape``: a constant; ``tf.shape(x)`` (x's
-    static shape); a ``Pack`` of scalars, some unknown; a ``ConcatV2`` of such
-    pieces; a simple ``StridedSlice`` of one of them; a ``Cast`` of one. None
-    when nothing is known.
-    """
-    value = static_value(t)
-    if value is not None:
-        return _shape_from_vector(value) if np.ndim(value) == 1 else None
-    op = t.op
-    if op.type == "Shape":
-        shape = op.inputs[0].shape
-        return shape if shape.dims is not None else None
-    if op.type == "Cast":
-        return _partial_shape_of_tensor(op.inputs[0])
-    if op.type == "Pack" and t.shape.rank == 1:
-        dims: list[int | None] = []
-        for inp in op.inputs:
-            v = _scalar_or_none(inp)
-            if v is not None and v < -1:
-                raise ValueError(f"Invalid value in tensor used for shape: {v}")
-            dims.append(v if v is not None and v >= 0 else None)
-        return TensorShape(dims)
-    if op.type == "ConcatV2":
-        dims = []
-        for inp in op.inputs[:-1]:
-            piece = _partial_shape_of_tensor(inp)
-            if piece is None:
-                if inp.shape.rank != 1 or inp.shape.dims[0] is None:
-                    return None
-                piece = unknown_shape(inp.shape.dims[0])
-            dims.extend(piece.dims)
-        return TensorShape(dims)
-    if op.type == "StridedSlice":
-        return _partial_strided_slice_shape(op)
-    return None
-
-
-def _partial_strided_slice_shape(op) -> TensorShape | None:
-    # TensorFlow only looks through 1-D slices with plain begin/end masks (x[1:], x[:-1]...).
-    attrs = op.attrs
-    if attrs["ellipsis_mask"] or attrs["new_axis_mask"] or attrs["shrink_axis_mask"]:
-        return None
-    if attrs["begin_mask"] not in (0, 1) or attrs["end_mask"] not in (0, 1):
-        return None
-    spec = []
-    for inp in op.inputs[1:]:
-        v = static_value(inp)
-        if v is None or np.size(v) != 1:
-            return None
-        spec.append(int(np.asarray(v).ravel()[0]))
-    source = _partial_shape_of_tensor(op.inputs[0])
-    if source is None:
-        return None
-    begin = None if attrs["begin_mask"] else spec[0]
-    end = None if attrs["end_mask"] else spec[1]
-    if spec[2] == 0:
-        return None
-    return TensorShape(list(source.dims)[begin:end:spec[2]])
-
-
-def shape_from_shape_tensor(ic, key: int | str) -> TensorShape:
-    """The output shape that a shape-tensor input describes (TF's ``MakeShapeFromShapeTensor``).
-
-    Known entries become dimensions, ``-1`` or unknown entries unknown
-    dimensions; an input of known length but unknown value gives that many
-    unknown dimensions.
-
-    Raises:
-        ValueError: the input is not a vector, or holds a value below -1.
-    """
-    tshape = shape_fns.with_rank_at_most(ic.input_shape(key), 1)
-    partial = _partial_shape_of_tensor(ic.input(key))
-    if partial is not None:
-        return partial
-    tshape = shape_fns.with_rank(tshape, 1)
-    return unknown_shape(tshape.dims[0])
-
-
-def _dim_from_scalar_input(ic, key: int | str, index: int) -> int | None:
-    """TF's ``MakeDimForScalarInput``: a non-negative static scalar, else None."""
-    v = ic.input_value(key)
-    if v is None:
-        return None
-    if np.ndim(v) != 0:
-        raise ValueError(f"Input must be scalar but has rank {np.ndim(v)}")
-    v = int(v)
-    if v < 0:
-        raise ValueError(
-            f"Dimension size, given by scalar input {index}, must be non-negative but is {v}"
-        )
-    return v
-
-
-def _axis_from_scalar_input(ic, key: int | str, rank: int | None) -> int | None:
-    """TF's ``MakeDimForScalarInputWithNegativeIndexing``: a static axis in [-rank, rank)."""
-    v = ic.input_value(key)
-    if v is None:
-        return None
-    if np.ndim(v) != 0:
-        raise ValueError(f"Input must be scalar but has rank {np.ndim(v)}")
-    v = int(v)
-    if rank is None:
-        return v if v >= 0 else None
-    if v < -rank or v >= rank:
-        raise ValueError(
-            f"Dimension size, given by scalar input {v} must be in range [{-rank}, {rank})"
-        )
-    return v + rank if v < 0 else v
-
+# Shape manipulation, one section per op. TensorFlow's shape-inference vocabulary is in
+# shape_fns (merging shapes, shapes described by tensors); build-time constant folding in
+# constant_folding.
 
 def _num_str(v: Any) -> str:
     """A number as TensorFlow's StrCat prints it (``5``, ``0.5``)."""
@@ -655,7 +440,7 @@ def rank(input: Any, name: str | None = None) -> Output:
 
 
 def _reshape_shape(ic):
-    out = shape_from_shape_tensor(ic, 1)
+    out = shape_fns.shape_from_shape_tensor(ic, 1)
     inp = ic.input_shape(0)
     if out.dims is None or inp.dims is None:
         return [out]
@@ -1268,7 +1053,7 @@ def unstack(value: Any, num: int | None = None, axis: int = 0,
 def _split_shape(ic):
     inp = ic.input_shape("value")
     num = ic.attrs["num_split"]
-    axis = _axis_from_scalar_input(ic, "split_dim", inp.rank)
+    axis = shape_fns.axis_from_scalar_input(ic, "split_dim", inp.rank)
     if axis is None:
         return [unknown_shape(inp.rank)] * num
     inp = shape_fns.with_rank_at_least(inp, axis + 1)
@@ -1319,7 +1104,7 @@ def split_kernel(split_dim, value, *, num_split):
 def _split_v_shape(ic):
     inp = ic.input_shape("value")
     num = ic.attrs["num_split"]
-    axis = _axis_from_scalar_input(ic, "split_dim", inp.rank)
+    axis = shape_fns.axis_from_scalar_input(ic, "split_dim", inp.rank)
     sizes = ic.input_value("size_splits")
     if inp.dims is None:
         return [unknown_shape()] * num
@@ -1459,7 +1244,7 @@ def _slice_shape(ic):
     if ndims is not None:
         inp = shape_fns.with_rank(inp, ndims)
     # Sizes read as a shape: -1 ("to the end") becomes an unknown dimension.
-    sizes = shape_from_shape_tensor(ic, "size")
+    sizes = shape_fns.shape_from_shape_tensor(ic, "size")
     if sizes.dims is None:
         return [unknown_shape(ndims)]
     begin = ic.input_value("begin")
@@ -1880,14 +1665,14 @@ newaxis = None  # ``x[:, tm.newaxis]``, as ``tf.newaxis``
 
 def _tile_shape(ic):
     inp = ic.input_shape("input")
-    multiples = shape_from_shape_tensor(ic, "multiples")
+    multiples = shape_fns.shape_from_shape_tensor(ic, "multiples")
     if inp.dims is not None:
         multiples = shape_fns.with_rank(multiples, inp.rank)
         shape_fns.merge_shapes(ic.input_shape("multiples"), TensorShape([inp.rank]))
     if multiples.dims is None:
         return [unknown_shape()]
     inp = shape_fns.with_rank(inp, multiples.rank)
-    return [TensorShape([_mul_dim(d, m) for d, m in zip(inp.dims, multiples.dims)])]
+    return [TensorShape([shape_fns.multiply_dims(d, m) for d, m in zip(inp.dims, multiples.dims)])]
 
 
 @register_op(
@@ -1935,7 +1720,7 @@ def _fill_shape(ic):
     dims = ic.input_value("dims")
     if dims is not None and any(d < 0 for d in as_int_list(dims)):
         raise ValueError("Fill dimensions must be >= 0")
-    return [shape_from_shape_tensor(ic, "dims")]
+    return [shape_fns.shape_from_shape_tensor(ic, "dims")]
 
 
 @register_op(
@@ -2337,7 +2122,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | 
 def _scatter_nd_shape(ic):
     indices = shape_fns.with_rank_at_least(ic.input_shape("indices"), 1)
     updates = ic.input_shape("updates")
-    out = shape_from_shape_tensor(ic, "shape")
+    out = shape_fns.shape_from_shape_tensor(ic, "shape")
     out = shape_fns.with_rank_at_least(out, 1)
     if out.num_elements() == 0 and (indices.num_elements() or updates.num_elements()):
         raise ValueError("Indices and updates specified for empty input")
@@ -2464,7 +2249,7 @@ def _unsorted_segment_shape(ic):
         data = shape_fns.with_rank_at_least(data, ids.rank)
         for a, b in zip(data.dims, ids.dims):
             shape_fns.merge_dim(a, b)
-    num = _dim_from_scalar_input(ic, "num_segments", 2)
+    num = shape_fns.dim_from_scalar_input(ic, "num_segments", 2)
     if data.dims is None:
         return [unknown_shape()]
     return [TensorShape((num,) + data.dims[ids.rank :])]
@@ -2533,7 +2318,7 @@ def _one_hot_shape(ic):
     axis = ic.attrs["axis"]
     if axis < -1:
         raise ValueError("axis must be >= -1")
-    depth = _dim_from_scalar_input(ic, "depth", 1)
+    depth = shape_fns.dim_from_scalar_input(ic, "depth", 1)
     inp = ic.input_shape("indices")
     if inp.dims is None:
         return [unknown_shape()]
@@ -2622,7 +2407,7 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
 
 def _broadcast_to_shape(ic):
     shape_fns.with_rank(ic.input_shape("shape"), 1)
-    out = shape_from_shape_tensor(ic, "shape")
+    out = shape_fns.shape_from_shape_tensor(ic, "shape")
     inp = ic.input_shape("input")
     if out.dims is None or inp.dims is None:
         return [out]

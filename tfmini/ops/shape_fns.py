@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from tfmini.core.builder import static_value
+from tfmini.core.graph import Output
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
 
 
@@ -138,3 +142,148 @@ def merge_dim(a: int | None, b: int | None) -> int | None:
     if b is None or a == b:
         return a
     raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+
+
+def multiply_dims(a: int | None, b: int | None) -> int | None:
+    """TensorFlow's ``InferenceContext::Multiply`` (a known 0 wins over an unknown)."""
+    if a == 0 or b == 0:
+        return 0
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if a is None or b is None:
+        return None
+    return a * b
+
+
+def _shape_from_vector(value: np.ndarray) -> TensorShape:
+    dims: list[int | None] = []
+    for v in np.asarray(value).ravel().tolist():
+        if v >= 0:
+            dims.append(int(v))
+        elif v == -1:
+            dims.append(None)
+        else:
+            raise ValueError(f"Invalid value in tensor used for shape: {v}")
+    return TensorShape(dims)
+
+
+def _scalar_or_none(t: Output) -> int | None:
+    v = static_value(t)
+    if v is None or np.ndim(v) != 0:
+        return None
+    return int(v)
+
+
+def _partial_shape_of_tensor(t: Output) -> TensorShape | None:
+    """The shape a 1-D int tensor describes, as far as it is known at build time.
+
+    TensorFlow's ``ConstantPartialShape``: a constant; ``tf.shape(x)`` (x's
+    static shape); a ``Pack`` of scalars, some unknown; a ``ConcatV2`` of such
+    pieces; a simple ``StridedSlice`` of one of them; a ``Cast`` of one. None
+    when nothing is known.
+    """
+    value = static_value(t)
+    if value is not None:
+        return _shape_from_vector(value) if np.ndim(value) == 1 else None
+    op = t.op
+    if op.type == "Shape":
+        shape = op.inputs[0].shape
+        return shape if shape.dims is not None else None
+    if op.type == "Cast":
+        return _partial_shape_of_tensor(op.inputs[0])
+    if op.type == "Pack" and t.shape.rank == 1:
+        dims: list[int | None] = []
+        for inp in op.inputs:
+            v = _scalar_or_none(inp)
+            if v is not None and v < -1:
+                raise ValueError(f"Invalid value in tensor used for shape: {v}")
+            dims.append(v if v is not None and v >= 0 else None)
+        return TensorShape(dims)
+    if op.type == "ConcatV2":
+        dims = []
+        for inp in op.inputs[:-1]:
+            piece = _partial_shape_of_tensor(inp)
+            if piece is None:
+                if inp.shape.rank != 1 or inp.shape.dims[0] is None:
+                    return None
+                piece = unknown_shape(inp.shape.dims[0])
+            dims.extend(piece.dims)
+        return TensorShape(dims)
+    if op.type == "StridedSlice":
+        return _partial_strided_slice_shape(op)
+    return None
+
+
+def _partial_strided_slice_shape(op) -> TensorShape | None:
+    # TensorFlow only looks through 1-D slices with plain begin/end masks (x[1:], x[:-1]...).
+    attrs = op.attrs
+    if attrs["ellipsis_mask"] or attrs["new_axis_mask"] or attrs["shrink_axis_mask"]:
+        return None
+    if attrs["begin_mask"] not in (0, 1) or attrs["end_mask"] not in (0, 1):
+        return None
+    spec = []
+    for inp in op.inputs[1:]:
+        v = static_value(inp)
+        if v is None or np.size(v) != 1:
+            return None
+        spec.append(int(np.asarray(v).ravel()[0]))
+    source = _partial_shape_of_tensor(op.inputs[0])
+    if source is None:
+        return None
+    begin = None if attrs["begin_mask"] else spec[0]
+    end = None if attrs["end_mask"] else spec[1]
+    if spec[2] == 0:
+        return None
+    return TensorShape(list(source.dims)[begin:end:spec[2]])
+
+
+def shape_from_shape_tensor(ic, key: int | str) -> TensorShape:
+    """The output shape that a shape-tensor input describes (TF's ``MakeShapeFromShapeTensor``).
+
+    Known entries become dimensions, ``-1`` or unknown entries unknown
+    dimensions; an input of known length but unknown value gives that many
+    unknown dimensions.
+
+    Raises:
+        ValueError: the input is not a vector, or holds a value below -1.
+    """
+    tshape = with_rank_at_most(ic.input_shape(key), 1)
+    partial = _partial_shape_of_tensor(ic.input(key))
+    if partial is not None:
+        return partial
+    tshape = with_rank(tshape, 1)
+    return unknown_shape(tshape.dims[0])
+
+
+def dim_from_scalar_input(ic, key: int | str, index: int) -> int | None:
+    """TF's ``MakeDimForScalarInput``: a non-negative static scalar, else None."""
+    v = ic.input_value(key)
+    if v is None:
+        return None
+    if np.ndim(v) != 0:
+        raise ValueError(f"Input must be scalar but has rank {np.ndim(v)}")
+    v = int(v)
+    if v < 0:
+        raise ValueError(
+            f"Dimension size, given by scalar input {index}, must be non-negative but is {v}"
+        )
+    return v
+
+
+def axis_from_scalar_input(ic, key: int | str, rank: int | None) -> int | None:
+    """TF's ``MakeDimForScalarInputWithNegativeIndexing``: a static axis in [-rank, rank)."""
+    v = ic.input_value(key)
+    if v is None:
+        return None
+    if np.ndim(v) != 0:
+        raise ValueError(f"Input must be scalar but has rank {np.ndim(v)}")
+    v = int(v)
+    if rank is None:
+        return v if v >= 0 else None
+    if v < -rank or v >= rank:
+        raise ValueError(
+            f"Dimension size, given by scalar input {v} must be in range [{-rank}, {rank})"
+        )
+    return v + rank if v < 0 else v
