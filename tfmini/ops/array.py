@@ -35,7 +35,9 @@ from tfmini.ops.constant_folding import fold_constant
 from tfmini.ops.kernel_util import (
     as_int_list,
     check_indices,
+    check_non_negative_dims,
     invalid_argument,
+    scalar_value,
     slice_debug_string,
 )
 
@@ -293,14 +295,6 @@ def _num_str(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
-
-
-def _scalar_arg(value: np.ndarray, what: str, message: str) -> np.ndarray:
-    """The single element of a scalar (or, as TF tolerates, one-element vector) input."""
-    arr = np.asarray(value)
-    if not (arr.ndim == 0 or (arr.ndim == 1 and arr.size == 1)):
-        raise invalid_argument(f"{what} {message} {dims_str(arr.shape)}")
-    return arr.reshape(())
 
 
 # ----------------------------------------------------------------------------------------
@@ -848,12 +842,7 @@ def _concat_shape(ic):
 )
 def concat_v2_kernel(values, axis):
     """The ``values`` joined along ``axis``."""
-    axis_arr = np.asarray(axis)
-    if not (axis_arr.ndim == 0 or (axis_arr.ndim == 1 and axis_arr.size == 1)):
-        raise invalid_argument(
-            f"axis tensor should be a scalar integer, but got shape {dims_str(axis_arr.shape)}"
-        )
-    concat_dim = int(axis_arr.ravel()[0])
+    concat_dim = int(scalar_value(axis, "axis tensor should be a scalar integer, but got shape"))
     values = [np.asarray(v) for v in values]
     first = values[0].shape
     rank = len(first)
@@ -1736,13 +1725,10 @@ def fill_kernel(dims, value):
     dims, value = np.asarray(dims), np.asarray(value)
     if dims.ndim != 1:
         raise invalid_argument(f"dims must represent a vector, got shape {dims_str(dims.shape)}")
-    if not (value.ndim == 0 or (value.ndim == 1 and value.size == 1)):
-        raise invalid_argument(f"value must represent a scalar, got shape {dims_str(value.shape)}")
+    value = scalar_value(value, "value must represent a scalar, got shape")
     shape_ = as_int_list(dims)
-    for d in shape_:
-        if d < 0:
-            raise invalid_argument(f"Dimension {d} must be >= 0")
-    return np.full(shape_, value.reshape(()), dtype=value.dtype)
+    check_non_negative_dims(shape_)
+    return np.full(shape_, value, dtype=value.dtype)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Output:
@@ -1937,9 +1923,9 @@ def _range_shape(ic):
 )
 def range_kernel(start, limit, delta, *, Tidx):  # noqa: N803  (TensorFlow's attr name)
     """``start, start + delta, ...`` up to but excluding ``limit``."""
-    start = _scalar_arg(start, "start", "must be a scalar, not shape")
-    limit = _scalar_arg(limit, "limit", "must be a scalar, not shape")
-    delta = _scalar_arg(delta, "delta", "must be a scalar, not shape")
+    start = scalar_value(start, "start must be a scalar, not shape")
+    limit = scalar_value(limit, "limit must be a scalar, not shape")
+    delta = scalar_value(delta, "delta must be a scalar, not shape")
     n = _range_size(start[()], limit[()], delta[()], invalid_argument, shape_time=False)
     t = Tidx.np_dtype
     # TensorFlow computes start + i * delta in the element type (no accumulated rounding).
@@ -2175,9 +2161,7 @@ def scatter_nd_kernel(indices, updates, shape, *, bad_indices_policy):
             f"Updates shape must have rank at least one. Found:{dims_str(updates.shape)}"
         )
     out_shape = tuple(as_int_list(shape))
-    for d in out_shape:
-        if d < 0:
-            raise invalid_argument(f"Dimension {d} must be >= 0")
+    check_non_negative_dims(out_shape)
     if shape.size == 0 and (indices.size or updates.size):
         raise invalid_argument("Indices and updates specified for empty output shape")
     outer = indices.ndim - 1
@@ -2437,9 +2421,7 @@ def broadcast_to_kernel(input, shape):
             f"shape must be a vector of {{int32,int64}}, got shape {dims_str(shape.shape)}"
         )
     out_shape = tuple(as_int_list(shape))
-    for d in out_shape:
-        if d < 0:
-            raise invalid_argument(f"Dimension {d} must be >= 0")
+    check_non_negative_dims(out_shape)
     if input.ndim > len(out_shape):
         raise invalid_argument(
             f"Rank of input ({input.ndim}) must be no greater than rank of output shape "

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tfmini import errors
+from tfmini.core.shapes import dims_str
 
 
 def invalid_argument(message: str) -> errors.InvalidArgumentError:
@@ -23,6 +24,22 @@ def invalid_argument(message: str) -> errors.InvalidArgumentError:
 def as_int_list(value: Any) -> list[int]:
     """The elements of an int tensor (any rank) as a flat list of Python ints."""
     return [int(v) for v in np.asarray(value).ravel().tolist()]
+
+
+def scalar_value(value: Any, message: str) -> np.ndarray:
+    """The single element of a scalar (or, as TensorFlow tolerates, one-element vector) input,
+    as a 0-d array; otherwise ``message`` followed by the shape is the error."""
+    arr = np.asarray(value)
+    if not (arr.ndim == 0 or (arr.ndim == 1 and arr.size == 1)):
+        raise invalid_argument(f"{message} {dims_str(arr.shape)}")
+    return arr.reshape(())
+
+
+def check_non_negative_dims(dims: Sequence[int]) -> None:
+    """Raises TensorFlow's error for the first negative dimension of an output shape."""
+    for d in dims:
+        if d < 0:
+            raise invalid_argument(f"Dimension {d} must be >= 0")
 
 
 def slice_debug_string(shape: Sequence[int], flat: int) -> str:
