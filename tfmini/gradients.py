@@ -26,6 +26,7 @@ from tfmini.core.builder import build_op
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Operation, Output
 from tfmini.core.scope import current_scope, name_scope
+from tfmini.ops.array import ones, zeros
 from tfmini.ops.indexed_slices import IndexedSlices
 
 _TRAINABLE = frozenset({"float16", "float32", "float64", "resource", "variant"})
@@ -67,7 +68,8 @@ def _x_tensor(x: Any) -> Output:
 
 
 def _reached_ops(from_ops: Sequence[Operation]) -> set[Operation]:
-    """Every op reachable forward (through data edges) from ``from_ops``, themselves included."""
+    """Every op reachable forward through differentiable outputs from ``from_ops``, themselves
+    included."""
     reached: set[Operation] = set()
     work = list(from_ops)
     while work:
@@ -76,7 +78,11 @@ def _reached_ops(from_ops: Sequence[Operation]) -> set[Operation]:
             continue
         reached.add(op)
         for out in op.outputs:
-            work.extend(out._consumers)
+            # As TF's _MarkReachedOps: an integer output carries no gradient, so ops reached
+            # only through one (Cast of an ArgMax) are not on a differentiable path and need
+            # no gradient function.
+            if is_trainable(out):
+                work.extend(out._consumers)
     return reached
 
 
@@ -104,7 +110,13 @@ def _aggregate(grads: list, method: Any) -> Any:
     scope = current_scope()
     if all(isinstance(g, IndexedSlices) for g in grads):
         values = build_op(scope, "ConcatV2", [[g.values for g in grads], 0]).outputs[0]
-        indices = build_op(scope, "ConcatV2", [[g.indices for g in grads], 0]).outputs[0]
+        parts = [g.indices for g in grads]
+        if len({t.dtype for t in parts}) > 1:
+            # int32 and int64 indices (gathers with different index types) cannot be concatenated:
+            # TensorFlow casts them all to int64 (math_ops._as_indexed_slices_list).
+            parts = [t if t.dtype.name == "int64" else
+                     build_op(scope, "Cast", [t], {"DstT": "int64"}).outputs[0] for t in parts]
+        indices = build_op(scope, "ConcatV2", [parts, 0]).outputs[0]
         return IndexedSlices(values, indices, grads[0].dense_shape)
     dense = [convert_to_tensor(g) for g in grads]
     return build_op(scope, "AddN", [dense]).outputs[0]
@@ -129,7 +141,10 @@ def _check_result(op: Operation, in_grads: list) -> None:
             f"match num inputs {len(op.inputs)}"
         )
     for i, (t_in, g) in enumerate(zip(op.inputs, in_grads)):
-        if isinstance(g, Output) and not t_in.shape.is_compatible_with(g.shape):
+        # A resource input (a variable's handle) is a scalar whose gradient has the variable's
+        # shape, so it is exempt, as in TensorFlow.
+        if (isinstance(g, Output) and t_in.dtype.name != "resource"
+                and not t_in.shape.is_compatible_with(g.shape)):
             raise ValueError(
                 "Incompatible shapes between op input and calculated input gradient. "
                 f"Forward operation: {op.name} ({op.type}). Input index: {i}. Original input "
@@ -199,17 +214,22 @@ def gradients(
         grads: dict[Output, list] = collections.defaultdict(list)
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             if gy is None:
+                # As TF: gradients/Shape, then gradients/grad_ys_<i>/Const filled into an op
+                # named gradients/grad_ys_<i> itself.
                 shape = build_op(scope, "Shape", [y]).outputs[0]
-                with name_scope(f"grad_ys_{i}"):
-                    one = build_op(current_scope(), "Const", [], {
-                        "value": _one(y.dtype), "dtype": y.dtype}).outputs[0]
-                gy = build_op(scope, "Fill", [shape, one], name=f"grad_ys_{i}").outputs[0]
+                gy = ones(shape, dtype=y.dtype, name=f"grad_ys_{i}")
             elif not isinstance(gy, IndexedSlices):
                 gy = convert_to_tensor(gy, dtype_hint=y.dtype)
                 if gy.dtype != y.dtype:
                     raise ValueError(
                         f"Gradient type {gy.dtype.name} generated for tensor {y.name} with type "
                         f"{y.dtype.name} must be the same"
+                    )
+                # Caught here, naming the y, rather than deep inside some gradient function.
+                if not gy.shape.is_compatible_with(y.shape):
+                    raise ValueError(
+                        f"grad_ys[{i}] has shape {gy.shape}, incompatible with the shape "
+                        f"{y.shape} of ys[{i}] ({y.name})"
                     )
             grads[y].append(gy)
 
@@ -261,17 +281,20 @@ def gradients(
         for x in xs_list:
             g = _aggregate(grads.get(x, []), aggregation_method)
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                g = build_op(scope, "ZerosLike", [x]).outputs[0]
+                g = _zeros_for(scope, x)
             result.append(g)
     return result
 
 
-def _one(dtype):
-    import numpy as np
-
-    value = np.ones((), dtype=dtype.np_dtype)
-    value.flags.writeable = False
-    return value
+def _zeros_for(scope, x: Output) -> Output:
+    """The zero gradient of an unconnected x; for a variable's handle, zeros shaped and typed
+    as the variable (ZerosLike of the handle would be an empty resource)."""
+    if x.dtype.name == "resource" and x.op.type == "VarHandleOp":
+        shape = x.op.attrs["shape"]
+        if not shape.is_fully_defined():
+            shape = build_op(scope, "VariableShape", [x]).outputs[0]
+        return zeros(shape, dtype=x.op.attrs["dtype"])
+    return build_op(scope, "ZerosLike", [x]).outputs[0]
 
 
 __all__ = ["AggregationMethod", "UnconnectedGradients", "gradients"]
