@@ -27,7 +27,7 @@ def _op(op_type: str, inputs: list, attrs: dict | None = None) -> Output:
 
 
 def _data_format(op: Operation) -> str | None:
-    # BiasAddV1 (and graphs imported from old TensorFlow) have no data_format attr.
+    # As TensorFlow: a BiasAdd from an old GraphDef may lack the attr (then NHWC applies).
     try:
         return op.get_attr("data_format")
     except ValueError:
@@ -41,9 +41,10 @@ def _format_attrs(data_format: str | None) -> dict:
 def _is_zeros_tensor(grad: Any) -> bool:
     """Whether ``grad`` is the zeros ``tm.gradients`` made up for an output nobody used.
 
-    TensorFlow tags such tensors (``_is_zeros_tensor``) so that the cross-entropy gradients
-    skip their second-derivative term; here they are the ``ZerosLike`` ops that
-    ``tm.gradients`` builds. Skipping adds nothing but zeros either way.
+    TensorFlow tags the zeros its gradients make for unused outputs (``_is_zeros_tensor``)
+    and the cross entropies then skip their second-derivative term, so a first-order
+    gradient builds no Softmax or batched matmul. Here those zeros are the ``ZerosLike``
+    ops that ``tm.gradients`` builds; a zero gradient from elsewhere adds only zeros.
     """
     return isinstance(grad, Output) and grad.op.type == "ZerosLike"
 
