@@ -197,3 +197,15 @@ def test_wrong_number_of_kernel_results_fails_alike_traced_or_not(graph, returne
                     sess.run(pair.a, options=opts, run_metadata=tm.RunMetadata())
     finally:
         registry.unregister("PlanTestPair")
+
+
+def test_control_dependency_on_a_fed_placeholder_does_not_run_it():
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, shape=(2,), name="x")
+        with tm.control_dependencies([x.op]):
+            y = tm.identity(tm.constant([1.0, 2.0]))
+    with tm.Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: [0.0, 0.0]}), [1.0, 2.0])
+        with pytest.raises(tm.errors.InvalidArgumentError, match="must feed a value"):
+            sess.run(y)  # not fed: the placeholder runs, and complains

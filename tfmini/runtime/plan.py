@@ -167,7 +167,9 @@ class Plan:
                 if inp not in feed_set and inp.op not in needed:
                     work.append(inp.op)
             for c in op._control_inputs:
-                if c not in needed:
+                # An op whose every output is fed is replaced by its feeds, as in TensorFlow:
+                # a control dependency on it is met without running it.
+                if c not in needed and not (c.outputs and all(o in feed_set for o in c.outputs)):
                     work.append(c)
         return needed
 
