@@ -387,11 +387,8 @@ _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_ax
 
 
 def _strided_slice_grad_shape(ic) -> list[TensorShape]:
-    shape = shape_fns.with_rank(ic.input_shape(0), 1)
-    value = ic.input_value(0)
-    if value is not None:
-        return [TensorShape([None if d < 0 else d for d in as_int_list(value)])]
-    return [unknown_shape(shape.dims[0])]
+    # A partially known Shape of the sliced input still gives its known dimensions.
+    return [shape_fns.shape_from_shape_tensor(ic, "shape")]
 
 
 @register_op(
