@@ -26,7 +26,7 @@ from tfmini.core.builder import build_op
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Operation, Output
 from tfmini.core.scope import current_scope, name_scope
-from tfmini.ops.array import ones, zeros
+from tfmini.ops.array import ones, zeros, zeros_like
 from tfmini.ops.indexed_slices import IndexedSlices
 
 _TRAINABLE = frozenset({"float16", "float32", "float64", "resource", "variant"})
@@ -294,7 +294,9 @@ def _zeros_for(scope, x: Output) -> Output:
         if not shape.is_fully_defined():
             shape = build_op(scope, "VariableShape", [x]).outputs[0]
         return zeros(shape, dtype=x.op.attrs["dtype"])
-    return build_op(scope, "ZerosLike", [x]).outputs[0]
+    # zeros_like, as TensorFlow: zeros of the static shape when known, so an unconnected
+    # placeholder need not be fed to evaluate its zero gradient.
+    return zeros_like(x)
 
 
 __all__ = ["AggregationMethod", "UnconnectedGradients", "gradients"]
