@@ -14,7 +14,7 @@ forward op to output them); the gradient *recomputes* instead.
   outputs) and returning one gradient per differentiable input. Inside, the branch's ops are
   copied (recomputed) and ``gradients`` is called on the copies. The gradient op is an
   If/StatelessIf on the same predicate, so only the taken branch is differentiated.
-* ``While``: a ``_WhileGrad`` op re-runs the forward loop from the While's inputs, keeping
+* ``While``: a ``WhileGrad`` op re-runs the forward loop from the While's inputs, keeping
   each iteration's loop values (memory grows with the trip count, as TensorFlow's stacks do),
   then walks the iterations backwards through a body-gradient function built like a branch
   gradient. Loop-invariant values (captures, and any loop variable the body passes through)
@@ -193,16 +193,31 @@ def _new_function(fwd: FuncGraph) -> FuncGraph:
     return FuncGraph(name=f"{fwd.name}_grad_{next(_uids)}", outer_graph=current_scope().graph)
 
 
-def _recompute(fwd: FuncGraph, fg: FuncGraph, outputs: Sequence[int]) -> tuple[list, dict]:
+def _recompute(
+    op: Operation, fwd: FuncGraph, fg: FuncGraph, outputs: Sequence[int]
+) -> tuple[list, dict]:
     """Adds ``fwd``'s arguments to ``fg`` and copies the ops that ``fwd.outputs[outputs]``
-    need; returns the new arguments and the original -> copy mapping."""
-    args = [fg.add_argument(t.dtype, t.shape, name=t.op.name) for t in fwd.inputs]
+    need; returns the new arguments and the original -> copy mapping.
+
+    Raises:
+        NotImplementedError: one of those ops has side effects (``op`` is the one being
+            differentiated, for the message).
+    """
     needed = _ancestors([fwd.outputs[i] for i in outputs], fwd)
-    ops = [op for op in fwd.get_operations() if op in needed]
+    ops = [o for o in fwd.get_operations() if o in needed]
+    culprit = _side_effect_in(ops)
+    if culprit is not None:
+        raise _refuse(f"function '{fwd.name}'", op, culprit)
+    args = [fg.add_argument(t.dtype, t.shape, name=t.op.name) for t in fwd.inputs]
     return args, copy_ops(ops, dict(zip(fwd.inputs, args)))
 
 
 def _finish(fg: FuncGraph, outputs: list[Output]) -> None:
+    if fg.captures:
+        # Everything in a gradient function derives from its arguments; a capture would be an
+        # input the gradient op does not pass.
+        names = ", ".join(o.name for o in fg.captures)
+        raise ValueError(f"Gradient function '{fg.name}' uses outer tensors ({names})")
     fg.outputs = list(outputs)
     # Only the values are wanted: recomputed reads need not run unless an output uses them.
     fg.control_outputs = []
@@ -217,16 +232,17 @@ def _is_stateful(fns: Sequence[FuncGraph]) -> bool:
 # If, StatelessIf
 
 
-def _branch_grads(fwd: FuncGraph, wrt: list[int], out_idx: list[int], out_grads: list):
-    """A gradient function of branch ``fwd`` (not finished): returns it, its arguments for
-    the If's inputs and the gradients (or None) of the ``wrt`` inputs."""
+def _branch_grads(
+    op: Operation, fwd: FuncGraph, wrt: list[int], out_idx: list[int], out_grads: list
+) -> tuple[FuncGraph, list, list]:
+    """A gradient function of branch ``fwd`` of ``op`` (not finished): returns it, its
+    arguments for the If's inputs and the gradients (or None) of the ``wrt`` inputs."""
     fg = _new_function(fwd)
     with _building(fg):
-        args, mapping = _recompute(fwd, fg, out_idx)
+        args, mapping = _recompute(op, fwd, fg, out_idx)
         grad_args = [fg.add_argument(g.dtype, g.shape, name="grad") for g in out_grads]
         ys = [mapping[fwd.outputs[i]] for i in out_idx]
-        grads = gradients(ys, [args[i] for i in wrt], grad_ys=grad_args) if ys else [None] * len(
-            wrt)
+        grads = gradients(ys, [args[i] for i in wrt], grad_ys=grad_args)
     return fg, args, [_dense(g) for g in grads]
 
 
@@ -234,16 +250,12 @@ def _if_grad(op: Operation, *grads: Any) -> list:
     """Gradient of If/StatelessIf: an If on the same predicate over the branches' gradients."""
     then_fn, else_fn = op.get_attr("then_branch"), op.get_attr("else_branch")
     inputs = list(op.inputs[1:])
-    for fn in (then_fn, else_fn):
-        culprit = _side_effect_in(_ops_for_outputs(fn))
-        if culprit is not None:
-            raise _refuse(f"branch '{fn.name}'", op, culprit)
     wrt = [i for i, t in enumerate(inputs) if is_trainable(t)]
     out_idx = [i for i, g in enumerate(grads) if _real_grad(g) is not None]
     out_grads = [_real_grad(grads[i]) for i in out_idx]
     if not wrt or not out_idx:
         return [None] * len(op.inputs)
-    branches = [_branch_grads(fn, wrt, out_idx, out_grads) for fn in (then_fn, else_fn)]
+    branches = [_branch_grads(op, fn, wrt, out_idx, out_grads) for fn in (then_fn, else_fn)]
     # An input gets a gradient when either branch gives one; the other branch gives zeros.
     keep = [k for k in range(len(wrt)) if any(b[2][k] is not None for b in branches)]
     if not keep:
@@ -280,11 +292,6 @@ def _if_grad(op: Operation, *grads: Any) -> list:
     return result  # the predicate has no gradient
 
 
-def _ops_for_outputs(fn: FuncGraph) -> list[Operation]:
-    needed = _ancestors(fn.outputs, fn)
-    return [op for op in fn.get_operations() if op in needed]
-
-
 def _compatible(a: Any, b: Any) -> Any:
     if a.dims is None or b.dims is None or len(a.dims) != len(b.dims):
         return unknown_shape()
@@ -305,7 +312,7 @@ def _while_grad_shape(ic) -> list:
 
 
 @register_op(
-    "_WhileGrad",
+    "WhileGrad",
     inputs=["input: T", "grad: Tgrad"],
     outputs=["output: Tgrad"],
     attrs=[
@@ -317,9 +324,10 @@ def _while_grad_shape(ic) -> list:
         "output_shapes: list(shape) = []",
     ],
     shape_fn=_while_grad_shape,
-    doc="Gradient of a While: re-runs the loop from `input` keeping every iteration's values, "
-    "then maps `grad` back through body_grad(values, grad) from the last iteration to the "
-    "first. The loop only reads state (the gradient refuses bodies with side effects).",
+    doc="tfmini's gradient of a While (TensorFlow has no such op: its gradient is another While "
+    "over stacks the forward loop fills). Re-runs the loop from `input` keeping every "
+    "iteration's values, then maps `grad` back through body_grad(values, grad) from the last "
+    "iteration to the first. The loop only reads state (bodies with side effects are refused).",
 )
 def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
     """Returns the gradients of the While's differentiable inputs (see the op's doc)."""
@@ -350,7 +358,7 @@ def _check_cancelled(ctx, run, node) -> None:
 
 
 def _while_grad(op: Operation, *grads: Any) -> list:
-    """Gradient of While/StatelessWhile: a ``_WhileGrad`` op (see the module docstring)."""
+    """Gradient of While/StatelessWhile: a ``WhileGrad`` op (see the module docstring)."""
     cond, body = op.get_attr("cond"), op.get_attr("body")
     for fn in (cond, body):
         # The forward loop is re-run whole, control outputs included.
@@ -376,7 +384,7 @@ def _while_grad(op: Operation, *grads: Any) -> list:
 
     fg = _new_function(body)
     with _building(fg):
-        args, mapping = _recompute(body, fg, carried)
+        args, mapping = _recompute(op, body, fg, carried)
         carried_args = [
             fg.add_argument(body.outputs[i].dtype, body.inputs[i].shape, name="grad")
             for i in carried
@@ -413,13 +421,22 @@ def _while_grad(op: Operation, *grads: Any) -> list:
                for i, _ in accumulated]
     grad_op = build_op(
         scope,
-        "_WhileGrad",
+        "WhileGrad",
         [list(op.inputs), init],
         {"cond": cond, "body": body, "body_grad": fg, "output_shapes": shapes},
     )
     for i, out in zip(carried + [i for i, _ in accumulated], grad_op.outputs):
         result[i] = out
     return result
+
+
+@RegisterGradient("WhileGrad")
+def _while_grad_grad(op: Operation, *grads: Any) -> list:
+    """Refuses second derivatives through a loop, loudly rather than with a silent None."""
+    raise NotImplementedError(
+        f"Cannot differentiate '{op.name}' (the gradient of a while_loop): tfmini has no "
+        "second-order gradients through while_loop (through cond it has)."
+    )
 
 
 RegisterGradient("While")(_while_grad)

@@ -106,22 +106,32 @@ def pow_loop() -> None:
 
 
 def rnn() -> None:
-    """h <- tanh(h @ W + B) six times, W and B captured."""
-    h_value, w_value, b_value, dy_value = rand(2, 4), rand(4, 4), rand(2, 4), rand(2, 4)
+    """h <- tanh(h @ W + seq[i] @ U + b) for the six steps of seq; W, U, b, seq captured
+    (seq[i] is a gather: its gradient is sparse inside the body)."""
+    h_value, w_value, u_value, b_value = rand(2, 4), rand(4, 4), rand(3, 4), rand(4)
+    seq_value, dy_value = rand(6, 2, 3), rand(2, 4)
+    names = ["h0", "w", "u", "b", "seq"]
     with tf.Graph().as_default():
         h0 = tf.placeholder(tf.float64, [2, 4], name="h0")
         w = tf.placeholder(tf.float64, [4, 4], name="w")
-        b = tf.placeholder(tf.float64, [2, 4], name="b")
-        _, h = tf.while_loop(lambda i, h: i < 6, lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + b)),
-                             [tf.constant(0), h0])
-        grads = tf.gradients(h, [h0, w, b], grad_ys=tf.constant(dy_value))
+        u = tf.placeholder(tf.float64, [3, 4], name="u")
+        b = tf.placeholder(tf.float64, [4], name="b")
+        seq = tf.placeholder(tf.float64, [6, 2, 3], name="seq")
+
+        def body(i, h):
+            x = tf.gather(seq, i)
+            return i + 1, tf.tanh(tf.matmul(h, w) + tf.matmul(x, u) + b)
+
+        _, h = tf.while_loop(lambda i, h: i < 6, body, [tf.constant(0), h0])
+        inputs = [h0, w, u, b, seq]
+        grads = tf.gradients(h, inputs, grad_ys=tf.constant(dy_value))
+        grads = [tf.convert_to_tensor(g) for g in grads]
+        fed = [h_value, w_value, u_value, b_value, seq_value]
         with tf.Session() as sess:
-            values = sess.run(grads, {h0: h_value, w: w_value, b: b_value})
-    for key, v in zip(["h0", "w", "b"], values):
+            values = sess.run(grads, dict(zip(inputs, fed)))
+    for key, v, x in zip(names, values, fed):
         put(f"rnn/d_{key}", v)
-    put("rnn/h0", h_value)
-    put("rnn/w", w_value)
-    put("rnn/b", b_value)
+        put(f"rnn/{key}", x)
     put("rnn/dy", dy_value)
 
 

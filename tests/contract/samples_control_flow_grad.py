@@ -1,4 +1,4 @@
-"""Contract sample for tfmini/control_flow_grad.py: _WhileGrad (the While gradient's op).
+"""Contract sample for tfmini/control_flow_grad.py: WhileGrad (the While gradient's op).
 
 The sample loop is ``while i < 3: i, v = i + 1, v * 2``; its body gradient maps the gradient
 of the new ``v`` back to the old one (times 2), so the op outputs ``grad * 8``.
@@ -21,4 +21,4 @@ def _while_grad_sample():
     return inputs, attrs
 
 
-SAMPLES = {"_WhileGrad": _while_grad_sample}
+SAMPLES = {"WhileGrad": _while_grad_sample}
