@@ -40,6 +40,7 @@ from tfmini.ops import math as math_ops
 from tfmini.ops import shape_fns
 from tfmini.ops.indexed_slices import IndexedSlices
 from tfmini.ops.kernel_util import as_int_list, invalid_argument, slice_debug_string
+from tfmini.ops.math_grad import unbroadcast
 
 
 def _dense(grad: Any) -> Any:
@@ -477,9 +478,8 @@ def _fill_grad(op: Operation, grad: Any) -> list:
 
 @RegisterGradient("BroadcastTo")
 def _broadcast_to_grad(op: Operation, grad: Any) -> list:
-    # Imported here: math_grad is a sibling gradient module, loaded after this one.
-    from tfmini.ops.math_grad import unbroadcast
-
+    # The axes BroadcastTo added or stretched, summed away (BroadcastGradientArgs when the
+    # static shapes do not tell).
     return [unbroadcast(_dense(grad), op.inputs[0]), None]
 
 
