@@ -95,6 +95,10 @@ def broadcast_gradient_args_kernel(s0, s1):
     return np.array(r0, dtype=s0.dtype), np.array(r1, dtype=s0.dtype)
 
 
+# Integer shape arithmetic (TensorFlow marks it NotDifferentiable in array_grad.py).
+no_gradient("BroadcastGradientArgs")
+
+
 # ----------------------------------------------------------------------------------------
 # Un-broadcasting helpers (TensorFlow's SmartBroadcastGradientArgs / _ReduceGradientArgs)
 
