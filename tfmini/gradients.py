@@ -269,6 +269,10 @@ def gradients(
                 if g is not None and is_trainable(t_in):
                     if not isinstance(g, (Output, IndexedSlices)):
                         g = convert_to_tensor(g, dtype_hint=t_in.dtype)
+                    if isinstance(g, Output) and t_in.dtype.name != "resource":
+                        # As TensorFlow: a gradient has its input's static shape (checked
+                        # compatible above), so later shape inference stays precise.
+                        g.set_shape(t_in.shape)
                     grads[t_in].append(g)
             for t_in in op.inputs:
                 in_op = t_in.op
