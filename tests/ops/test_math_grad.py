@@ -511,3 +511,15 @@ def test_every_math_op_has_a_gradient_or_a_mark():
     missing = [op for op in ops
                if registry.get(op).grad_fn is None and not registry.get(op).no_gradient]
     assert not missing, missing
+
+
+def test_cast_keeps_a_sparse_gradient_sparse(graph):
+    x = tm.constant(np.arange(6.0).reshape(3, 2))
+    y = tm.gather(tm.cast(x, tm.float32), [0, 2])
+    (gx,) = tm.gradients(tm.reduce_sum(y), x)
+    assert isinstance(gx, tm.IndexedSlices)
+    assert gx.values.dtype == tm.float64
+    with tm.Session() as sess:
+        v = sess.run(gx)
+    np.testing.assert_array_equal(v.indices, [0, 2])
+    np.testing.assert_array_equal(v.values, np.ones((2, 2)))

@@ -29,6 +29,7 @@ from tfmini.core.shapes import TensorShape
 from tfmini.ops import array as array_ops
 from tfmini.ops import math as math_ops
 from tfmini.ops import shape_fns
+from tfmini.ops.indexed_slices import IndexedSlices
 from tfmini.ops.kernel_util import invalid_argument
 
 # ----------------------------------------------------------------------------------------
@@ -659,9 +660,13 @@ def _cast_grad(op, grad):
     """The gradient cast back to the source type, between floating types only."""
     src_type = op.inputs[0].dtype
     dst_type = grad.dtype
-    if src_type.is_floating and dst_type.is_floating:
-        return math_ops.cast(grad, src_type)
-    return None
+    if not (src_type.is_floating and dst_type.is_floating):
+        return None
+    if isinstance(grad, IndexedSlices):
+        # TensorFlow's cast keeps a sparse gradient sparse: only the values change type.
+        return IndexedSlices(math_ops.cast(grad.values, src_type), grad.indices,
+                             grad.dense_shape)
+    return math_ops.cast(grad, src_type)
 
 
 # ----------------------------------------------------------------------------------------
