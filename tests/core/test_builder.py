@@ -14,21 +14,6 @@ from tfmini.core.builder import build_op, group_outputs, static_value
 from tfmini.core.scope import current_scope
 
 
-@pytest.fixture
-def register():
-    """``tm.register_op`` that unregisters the op types again when the test ends."""
-    names: list[str] = []
-
-    def reg(op_type, *args, **kwargs):
-        names.append(op_type)
-        return tm.register_op(op_type, *args, **kwargs)
-
-    yield reg
-    for name in names:
-        if registry.lookup(name) is not None:
-            registry.unregister(name)
-
-
 def _op_names(g):
     return [op.name for op in g.get_operations()]
 

@@ -15,7 +15,11 @@ from tfmini.runtime.kernel_context import KernelContext
 
 @pytest.fixture
 def register():
-    """``tm.register_op`` that unregisters the op types again when the test ends."""
+    """``tm.register_op`` that unregisters the op types again when the test ends.
+
+    This module's own copy of the fixture in tests/core/conftest.py: an op type's
+    ``defined_at`` is the line that called ``tm.register_op``, which must be in this file.
+    """
     names: list[str] = []
 
     def reg(op_type, *args, **kwargs):

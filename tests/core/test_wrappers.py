@@ -11,21 +11,6 @@ from tfmini.core.wrappers import OpWrapper
 
 
 @pytest.fixture
-def register():
-    """``tm.register_op`` that unregisters the op types again when the test ends."""
-    names: list[str] = []
-
-    def reg(op_type, *args, **kwargs):
-        names.append(op_type)
-        return tm.register_op(op_type, *args, **kwargs)
-
-    yield reg
-    for name in names:
-        if registry.lookup(name) is not None:
-            registry.unregister(name)
-
-
-@pytest.fixture
 def moments(register):
     def kernel(x):
         return np.mean(x).astype(x.dtype), np.var(x).astype(x.dtype)

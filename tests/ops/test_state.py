@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import hammer
 from tfmini.core import registry
 from tfmini.ops.state import ResourceHandle, VariableResource, freeze
 from tfmini.runtime.kernel_context import KernelContext, RunState
@@ -570,25 +571,9 @@ def test_concurrent_assign_add_loses_nothing(graph):
     init = R.AssignVariableOp(resource=h, value=np.zeros(2))
     add = R.AssignAddVariableOp(resource=h, value=np.array([0.5, 1.0]))
     read = R.ReadVariableOp(resource=h, dtype=tm.float64)
-    errors_seen = []
     with tm.Session() as sess:
         sess.run(init)
-
-        start = threading.Barrier(8)  # all threads hammer the variable at once
-
-        def work():
-            try:
-                start.wait()
-                for _ in range(200):
-                    sess.run(add)
-            except Exception as e:  # pragma: no cover - reported below
-                errors_seen.append(e)
-
-        threads = [threading.Thread(target=work) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        errors_seen = hammer(lambda: sess.run(add), threads=8, times=200)
         assert not errors_seen
         np.testing.assert_array_equal(sess.run(read), [800.0, 1600.0])
 

@@ -3,13 +3,13 @@ variables (TensorFlow 2.21): op names, collections, initializers, scopes, errors
 
 from __future__ import annotations
 
-import threading
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import hammer
 from tfmini.core.graph import _OPERATOR_OVERRIDES
 
 
@@ -430,25 +430,9 @@ def test_feeding_a_variable_feeds_its_graph_element(graph):
 def test_eight_threads_assign_add_in_one_session(graph):
     w = tm.Variable(np.zeros(3), name="w")  # float64: every partial sum is exact
     inc = w.assign_add(np.array([0.5, 0.25, 1.0]), read_value=False)
-    errors_seen = []
     with tm.Session() as sess:
         sess.run(w.initializer)
-
-        start = threading.Barrier(8)  # all threads hammer the variable at once
-
-        def work():
-            try:
-                start.wait()
-                for _ in range(200):
-                    sess.run(inc)
-            except Exception as e:  # pragma: no cover - reported below
-                errors_seen.append(e)
-
-        threads = [threading.Thread(target=work) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        errors_seen = hammer(lambda: sess.run(inc), threads=8, times=200)
         assert not errors_seen
         np.testing.assert_array_equal(sess.run(w), [800.0, 400.0, 1600.0])
 
