@@ -523,3 +523,17 @@ def test_cast_keeps_a_sparse_gradient_sparse(graph):
         v = sess.run(gx)
     np.testing.assert_array_equal(v.indices, [0, 2])
     np.testing.assert_array_equal(v.values, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("fn", [tm.tanh, tm.sigmoid, tm.sqrt, tm.rsqrt, tm.log, tm.exp,
+                                lambda x: tm.pow(x, x), lambda x: tm.reduce_prod(x * x)],
+                         ids=["tanh", "sigmoid", "sqrt", "rsqrt", "log", "exp", "pow", "prod"])
+def test_second_order_gradients(fn):
+    # The gradients are built from differentiable ops, so they differentiate again.
+    g = tm.Graph()
+    with g.as_default(), tm.Session(graph=g):
+        x = tm.placeholder(tm.float64, [3])
+        (gx,) = tm.gradients(tm.reduce_sum(fn(x)), x)
+        err = tm.test.compute_gradient_error(x, (3,), gx, (3,), np.array([0.5, 1.0, 1.5]),
+                                             delta=1e-6)
+    assert err < 1e-7
