@@ -1,4 +1,4 @@
-"""IndexedSlices: a sparse slice-wise tensor, as gradients of gathers produce (``tf.IndexedSlices``).
+"""IndexedSlices: a sparse, slice-wise tensor, as gradients of gathers produce it.
 
 Rows ``values[i]`` belong at ``indices[i]`` of a dense tensor of shape ``dense_shape``
 (repeated indices add up). Gradients stay in this form until something needs them dense;
