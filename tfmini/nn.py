@@ -8,6 +8,7 @@ A thin namespace: the functions live with their ops in :mod:`tfmini.ops.nn`
 from __future__ import annotations
 
 from tfmini.ops import nn as _nn_ops
+from tfmini.ops.fused_batch_norm import fused_batch_norm  # noqa: F401
 from tfmini.ops.nn import *  # noqa: F401,F403
 
 # TensorFlow's tf.nn aliases of math functions. Looked up when first used, so this module
