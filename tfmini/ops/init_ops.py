@@ -10,6 +10,7 @@ Re-exported by ``tfmini.ops.variables``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,32 +47,34 @@ class Initializer:
         return as_dtype(dtype) if dtype is not None else self.dtype
 
 
-class Zeros(Initializer):
+class _Filled(Initializer):
+    """An initializer to one value everywhere: ``_fill`` (``np.zeros``...) builds it as a
+    Const named ``_op_name``."""
+
+    _fill: Callable[..., np.ndarray]
+    _op_name: str
+
+    def __init__(self, dtype: Any = float32):
+        self.dtype = as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        return constant(type(self)._fill(_shape_list(shape), dt.np_dtype), dt, name=self._op_name)
+
+    def get_config(self) -> dict:
+        return {"dtype": self.dtype.name}
+
+
+class Zeros(_Filled):
     """Initializes to zeros (``tm.zeros_initializer()``)."""
 
-    def __init__(self, dtype: Any = float32):
-        self.dtype = as_dtype(dtype)
-
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
-        dt = self._dtype(dtype)
-        return constant(np.zeros(_shape_list(shape), dt.np_dtype), dt, name="zeros")
-
-    def get_config(self) -> dict:
-        return {"dtype": self.dtype.name}
+    _fill, _op_name = np.zeros, "zeros"
 
 
-class Ones(Initializer):
+class Ones(_Filled):
     """Initializes to ones (``tm.ones_initializer()``)."""
 
-    def __init__(self, dtype: Any = float32):
-        self.dtype = as_dtype(dtype)
-
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
-        dt = self._dtype(dtype)
-        return constant(np.ones(_shape_list(shape), dt.np_dtype), dt, name="ones")
-
-    def get_config(self) -> dict:
-        return {"dtype": self.dtype.name}
+    _fill, _op_name = np.ones, "ones"
 
 
 class Constant(Initializer):

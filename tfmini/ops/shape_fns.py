@@ -257,14 +257,21 @@ def shape_from_shape_tensor(ic, key: int | str) -> TensorShape:
     return unknown_shape(tshape.dims[0])
 
 
-def dim_from_scalar_input(ic, key: int | str, index: int) -> int | None:
-    """TF's ``MakeDimForScalarInput``: a non-negative static scalar, else None."""
+def _static_scalar_input(ic, key: int | str) -> int | None:
+    """The value of a scalar input known at build time, else None."""
     v = ic.input_value(key)
     if v is None:
         return None
     if np.ndim(v) != 0:
         raise ValueError(f"Input must be scalar but has rank {np.ndim(v)}")
-    v = int(v)
+    return int(v)
+
+
+def dim_from_scalar_input(ic, key: int | str, index: int) -> int | None:
+    """TF's ``MakeDimForScalarInput``: a non-negative static scalar, else None."""
+    v = _static_scalar_input(ic, key)
+    if v is None:
+        return None
     if v < 0:
         raise ValueError(
             f"Dimension size, given by scalar input {index}, must be non-negative but is {v}"
@@ -274,12 +281,9 @@ def dim_from_scalar_input(ic, key: int | str, index: int) -> int | None:
 
 def axis_from_scalar_input(ic, key: int | str, rank: int | None) -> int | None:
     """TF's ``MakeDimForScalarInputWithNegativeIndexing``: a static axis in [-rank, rank)."""
-    v = ic.input_value(key)
+    v = _static_scalar_input(ic, key)
     if v is None:
         return None
-    if np.ndim(v) != 0:
-        raise ValueError(f"Input must be scalar but has rank {np.ndim(v)}")
-    v = int(v)
     if rank is None:
         return v if v >= 0 else None
     if v < -rank or v >= rank:

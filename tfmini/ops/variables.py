@@ -798,10 +798,11 @@ def scatter_update(ref: Variable, indices: Any, updates: Any, use_locking: bool 
 
 # ----------------------------------------------------------------------------------------
 # Initializers and variable scopes live in their own modules (variable_scope builds on
-# Variable, so it comes last); re-exported so that tm.* and tfmini.ops.variables.* names
-# stay as they were.
+# Variable, so it comes last); re-exported so that the tm.* names stay as they were. The
+# initializer classes come by their TF1 names (zeros_initializer is init_ops.Zeros).
 
-from tfmini.ops.init_ops import (  # noqa: E402  # noqa: E402,F401  (the classes, as before)
+from tfmini.ops.init_ops import Initializer as Initializer  # noqa: E402  (the base class)
+from tfmini.ops.init_ops import (  # noqa: E402
     constant_initializer,
     glorot_normal_initializer,
     glorot_uniform_initializer,
