@@ -377,3 +377,12 @@ def test_failed_build_in_a_function_graph_forgets_its_capture(matrix_op):
         y = tm.identity(outer)
     assert list(fg.captures) == [outer]
     assert fg.inputs == [y.op.inputs[0]] and y.op.inputs[0].op.name == "capture"
+
+
+def test_empty_list_literal_takes_the_type_attr_default(graph):
+    # TensorFlow: Sum(axis=[]) gets an int32 axis (the Tidx default), not a float32 [].
+    x = tm.constant([[1.0, 2.0]])
+    s = tm.raw_ops.Sum(input=x, axis=[])
+    assert s.op.inputs[1].dtype == tm.int32
+    with tm.Session() as sess:
+        np.testing.assert_array_equal(sess.run(s), [[1.0, 2.0]])

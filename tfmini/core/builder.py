@@ -306,7 +306,13 @@ def _build(
                     )
                 norm[arg.type_list_attr] = types_
         elif not isinstance(converted[i], Output):
-            o = _convert_literal(converted[i], want, inner, arg.name, op_type, arg.name)
+            value = converted[i]
+            if want is None and arg.type_attr and isinstance(value, (list, tuple)) and not value:
+                # An empty list has no element type: TensorFlow gives it the type attr's
+                # default (Sum's axis=[] is int32, not the float32 of a bare []).
+                default = op_def.attr(arg.type_attr).default
+                want = default if isinstance(default, DType) else None
+            o = _convert_literal(value, want, inner, arg.name, op_type, arg.name)
             if arg.type_attr:
                 note_type(arg.type_attr, o.dtype, arg.name)
             converted[i] = o
