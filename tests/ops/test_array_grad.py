@@ -142,20 +142,7 @@ def test_gradient_matches_finite_differences(name):
     assert _fd_error(name, unknown=False) < 1e-8
 
 
-# ConcatV2's shape function (tfmini/ops/concat_split.py) fails on a mix of known-rank and
-# unknown-rank inputs (it keeps the unknown shape after with_rank), which these gradients
-# build: TensorFlow accepts that. Strict, so the mark goes once the shape function is fixed.
-_CONCAT_RANK_BUG = pytest.mark.xfail(
-    strict=True, raises=ValueError,
-    reason="ConcatV2 shape function: known-rank and unknown-rank inputs ('NoneType' object is "
-           "not subscriptable)")
-
-
-def _marked(names, buggy):
-    return [pytest.param(n, marks=_CONCAT_RANK_BUG) if n in buggy else n for n in names]
-
-
-@pytest.mark.parametrize("name", _marked(UNKNOWN_FD_CASES, {"split", "split_v"}))
+@pytest.mark.parametrize("name", UNKNOWN_FD_CASES)
 def test_gradient_with_unknown_shapes_matches_finite_differences(name):
     assert _fd_error(name, unknown=True) < 1e-8
 
@@ -316,7 +303,7 @@ def _assert_close(got, expected, what):
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6, err_msg=what)
 
 
-@pytest.mark.parametrize("case", _marked(sorted(CASES), {"unknown_slice_concat"}))
+@pytest.mark.parametrize("case", sorted(CASES))
 def test_gradients_match_tensorflow(case, graph):
     grads = CASES[case]()
     with tm.Session() as sess:

@@ -37,8 +37,8 @@ def _concat_shape(ic):
     if rank == 0:
         raise ValueError("Can't concatenate scalars (use tf.stack instead)")
     if rank is not None:
-        for s in shapes:
-            shape_fns.with_rank(s, rank)
+        # Inputs of unknown rank take the known rank (their dims unknown).
+        shapes = [shape_fns.with_rank(s, rank) for s in shapes]
     axis = ic.input_value("axis")
     if axis is None:
         return [unknown_shape(rank)]
