@@ -1,7 +1,8 @@
 """The ``tfmini`` command (also ``python -m tfmini``).
 
-``tfmini demo`` builds a small regression model on synthetic data, trains it in a
-Session, prints the loss as it falls, and writes the graph as DOT. ``tfmini ops``
+``tfmini demo`` builds a small regression model on synthetic data, differentiates its loss
+with ``tm.gradients``, trains it in a Session, prints the loss as it falls, and writes the
+graph as DOT. ``tfmini ops``
 lists the registered op types.
 """
 
@@ -15,7 +16,7 @@ import numpy as np
 
 
 def _build_demo_graph(tm, features: int, hidden: int):
-    """A one-hidden-layer regression model with its gradient step written out by hand."""
+    """A one-hidden-layer regression model trained by gradient descent with tm.gradients."""
     g = tm.Graph()
     with g.as_default():
         x = tm.placeholder(tm.float32, shape=(None, features), name="x")
@@ -27,27 +28,15 @@ def _build_demo_graph(tm, features: int, hidden: int):
             b1 = tm.Variable(np.zeros(hidden, np.float32), name="b1")
             w2 = tm.Variable(rng.normal(0, 0.5, (hidden, 1)).astype(np.float32), name="w2")
             b2 = tm.Variable(np.zeros(1, np.float32), name="b2")
-            pre = tm.matmul(x, w1) + b1
-            h = tm.nn.relu(pre)
-            y = tm.matmul(h, w2) + b2
+            h = tm.nn.relu(tm.nn.bias_add(tm.matmul(x, w1), b1))
+            y = tm.nn.bias_add(tm.matmul(h, w2), b2)
         with tm.name_scope("loss"):
-            err = y - t
-            loss = tm.reduce_mean(tm.square(err), name="mse")
-        with tm.name_scope("backprop"):
-            # d(mean(err^2))/dy = 2 err / n, then the chain rule through both layers.
-            n = tm.cast(tm.shape(x)[0], tm.float32)
-            dy = 2.0 * err / n
-            dw2 = tm.matmul(h, dy, transpose_a=True)
-            db2 = tm.reduce_sum(dy, axis=0)
-            dh = tm.matmul(dy, w2, transpose_b=True)
-            dpre = tm.where(pre > 0.0, dh, tm.zeros_like(dh))
-            dw1 = tm.matmul(x, dpre, transpose_a=True)
-            db1 = tm.reduce_sum(dpre, axis=0)
+            loss = tm.reduce_mean(tm.square(y - t), name="mse")
+        params = [w1, b1, w2, b2]
+        grads = tm.gradients(loss, params)
         with tm.name_scope("train"):
-            train_op = tm.group(
-                w1.assign_sub(lr * dw1), b1.assign_sub(lr * db1),
-                w2.assign_sub(lr * dw2), b2.assign_sub(lr * db2), name="step",
-            )
+            train_op = tm.group(*[p.assign_sub(lr * g) for p, g in zip(params, grads)],
+                                name="step")
         init = tm.global_variables_initializer()
     return g, x, t, loss, train_op, init
 
