@@ -11,16 +11,19 @@ reserve spaces hold the batch mean and the biased variance (training) or the giv
 and variance (inference, where TensorFlow leaves them unspecified).
 
 How the kernels are made fast and lean. A batch norm is memory bound: the work per element
-is a handful of flops, the cost is reading ``x`` (and ``dy``) from memory. The kernels
-therefore walk the tensor in blocks of about 64K elements (256 KB of float32, so a block
-and its temporaries stay in the CPU's cache) and do everything a pass needs to a block
-while it is cached: the block's per-channel sums are BLAS matrix-vector products
-(``ones @ block``), its centred squares reuse one preallocated temporary, and outputs are
-written straight into their final arrays. The training forward reads ``x`` twice (statistics,
-then ``y``), the training gradient reads ``x`` and ``dy`` twice (sums, then ``dx``); no
-temporary as large as ``x`` is ever made. Per-block sums are float32 BLAS results combined
-in float64, and variances are centred per block and merged exactly (Chan et al.), so large
-means do not cancel away the variance.
+is a handful of flops, the cost is streaming ``x`` (and ``dy``) through the CPU. The kernels
+walk the tensor in blocks of 128K values (512 KB of float32, so a block and its scratch stay
+in the L2 cache) and do everything a pass needs to a block while it is cached. Channels-last
+data is viewed as rows of about 1024 values (whole pixels), so NumPy's inner loops are long
+and per-channel vectors are tiled to the row; channels-first data is viewed as [N, C, M].
+Per-block sums (``np.sum`` / ``np.einsum`` with ``out=``) land in preallocated arrays and are
+folded to float64 per-channel totals once. The training forward reads ``x`` twice
+(statistics, then ``y``), the training gradient reads ``x`` and ``dy`` twice (sums, then
+``dx``); outputs are written straight into their final arrays and no temporary as large as
+``x`` is made. Blocks are shared among a few threads (NumPy releases the GIL in its loops).
+Variances are centred per group of values and merged exactly (Chan et al.), and the
+elementwise passes centre on the mean whenever a mean lies far out in standard deviations
+(see :func:`_can_fold`), so a spread tiny next to the mean keeps TensorFlow's accuracy.
 """
 
 from __future__ import annotations
@@ -50,8 +53,8 @@ _FORMATS_5D = "{'NHWC', 'NCHW', 'NDHWC', 'NCDHW'}"
 _COMMON_ATTRS = ["epsilon: float = 0.0001"]
 _MODE_ATTRS = ["is_training: bool = true"]
 
-# Elements per block: 64K float32 is 256 KB, which fits the L2 cache with its temporaries.
-_BLOCK_ELEMENTS = 1 << 16
+# Values per block: 128K float32 is 512 KB, which fits the L2 cache with its scratch.
+_BLOCK_ELEMENTS = 1 << 17
 
 _F32 = np.dtype(np.float32)
 
@@ -115,9 +118,14 @@ class _Segment:
     """A contiguous run of ``x`` seen as rows, walked in cache-sized blocks of rows.
 
     Channels last: rows of ``tile`` whole pixels (``tile * C`` values), so NumPy's inner
-    loops run over thousands of values rather than C, and a per-channel vector is tiled to
-    the row's length. Channels first: the view is ``[N, C, M]`` (M the spatial size) and a
-    per-channel vector broadcasts as ``[C, 1]``.
+    loops run over thousands of values rather than C; a per-channel vector is tiled to the
+    row's length and column sums are folded back to channels at the end. Channels first:
+    the view is ``[N, C, M]`` (M the spatial size), a per-channel vector broadcasts as
+    ``[C, 1]`` and sums over M give ``[N, C]``.
+
+    Per-block sums go into preallocated arrays (one row per block, or one per image for
+    channels first) and are folded to per-channel float64 totals once, at the end, so each
+    block costs a few NumPy calls and no small-array bookkeeping.
     """
 
     def __init__(self, start: int, stop: int, shape: tuple[int, ...], channels: int,
@@ -125,10 +133,9 @@ class _Segment:
         self.start, self.stop, self.shape = start, stop, shape
         self.channels, self.tile, self.channels_first = channels, tile, channels_first
         per_row = max(1, int(np.prod(shape[1:], dtype=np.int64)))
-        self.inner = per_row // max(1, channels)  # values per channel in one row
-        step = max(1, _BLOCK_ELEMENTS // per_row)
-        self.slices = [slice(i, min(i + step, shape[0])) for i in range(0, shape[0], step)]
-        self.step = step
+        self.step = max(1, _BLOCK_ELEMENTS // per_row)
+        self.slices = [slice(i, min(i + self.step, shape[0]))
+                       for i in range(0, shape[0], self.step)]
 
     def view(self, flat: np.ndarray) -> np.ndarray:
         return flat[self.start:self.stop].reshape(self.shape)
@@ -139,26 +146,38 @@ class _Segment:
             return v[:, None]
         return np.tile(v, self.tile) if self.tile > 1 else v
 
-    def fold(self, row_sums: np.ndarray) -> np.ndarray:
-        """Per-channel float64 totals of per-column (or per-channel-row) float32 sums."""
-        if self.channels_first:
-            return row_sums.sum(0, dtype=np.float64)
-        return row_sums.reshape(self.tile, self.channels).sum(0, dtype=np.float64)
+    def per_group(self, v: np.ndarray) -> np.ndarray:
+        """A per-channel vector broadcastable against a :meth:`partials`-shaped array."""
+        return np.tile(v, self.tile) if not self.channels_first and self.tile > 1 else v
 
-    def sum(self, b: np.ndarray) -> np.ndarray:
-        """Per-channel sums of a float32 block, as float64."""
+    def partials(self) -> np.ndarray:
+        """An array for per-block float32 sums: ``[blocks, row]`` or ``[N, C]``."""
         if self.channels_first:
-            return self.fold(b.sum(2))
-        return self.fold(b.sum(0))
+            return np.empty(self.shape[:2], _F32)
+        return np.empty((len(self.slices), self.shape[1]), _F32)
 
-    def dot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Per-channel sums of a * b over a block, as float64 (no temporary)."""
+    def partial(self, arr: np.ndarray, i: int, sl: slice) -> np.ndarray:
+        return arr[sl] if self.channels_first else arr[i]
+
+    def sum_into(self, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Sums of a block over rows (channels last) or over M (channels first)."""
+        return np.sum(b, axis=2 if self.channels_first else 0, out=out)
+
+    def dot_into(self, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Sums of a * b, like :meth:`sum_into`, without a temporary."""
+        spec = "ncm,ncm->nc" if self.channels_first else "ij,ij->j"
+        return np.einsum(spec, a, b, out=out)
+
+    def group_counts(self) -> np.ndarray:
+        """How many values each entry of :meth:`partials` sums, as float64 of its shape."""
         if self.channels_first:
-            return self.fold(np.einsum("ncm,ncm->nc", a, b))
-        return self.fold(np.einsum("ij,ij->j", a, b))
+            return np.full(self.shape[:2], float(self.shape[2]))
+        rows = np.array([sl.stop - sl.start for sl in self.slices], np.float64)
+        return np.broadcast_to(rows[:, None], (len(self.slices), self.shape[1]))
 
-    def count(self, rows: int) -> int:
-        return rows * self.inner
+    def fold(self, arr: np.ndarray) -> np.ndarray:
+        """Per-channel float64 totals of a :meth:`partials`-shaped array."""
+        return arr.reshape(-1, self.channels).sum(0, dtype=np.float64)
 
 
 class _Scratch:
@@ -203,7 +222,7 @@ class _Blocks:
     """``x`` as segments of cache-sized blocks, and a parallel loop over them."""
 
     # Channels-last rows hold about this many values (a multiple of C).
-    ROW_VALUES = 4096
+    ROW_VALUES = 1024
 
     def __init__(self, shape: tuple[int, ...], channels_first: bool):
         size = int(np.prod(shape, dtype=np.int64))
@@ -219,35 +238,34 @@ class _Blocks:
                 rows = size // c
                 tile = max(1, min(rows, self.ROW_VALUES // c))
                 bulk = rows - rows % tile
-                self.segments.append(_Segment(0, bulk * c, (bulk // tile, tile * c), c, tile,
-                                              False))
+                if bulk:
+                    self.segments.append(_Segment(0, bulk * c, (bulk // tile, tile * c), c,
+                                                  tile, False))
                 if bulk < rows:
                     self.segments.append(_Segment(bulk * c, size, (rows - bulk, c), c, 1,
                                                   False))
         self.channels = c
-        self.tasks = [(seg, sl) for seg in self.segments for sl in seg.slices]
+        self.tasks = [(seg, i, sl) for seg in self.segments for i, sl in enumerate(seg.slices)]
         self.workers = 1
         if size >= _PARALLEL_MIN_ELEMENTS and _MAX_WORKERS > 1:
             self.workers = min(_MAX_WORKERS, len(self.tasks))
 
-    def run(self, fn: Callable) -> list:
-        """``[fn(seg, sl, scratch) for each block]``, spread over the workers.
+    def run(self, fn: Callable) -> None:
+        """Calls ``fn(seg, i, sl, scratch)`` for every block, spread over the workers.
 
         Worker w takes blocks w, w + workers, ...: neighbours stream neighbouring memory,
-        and each result lands in its own slot, so no locking is needed.
+        and each block writes only its own output rows and partial sums, so no locking.
         """
-        results: list = [None] * len(self.tasks)
         nw = self.workers
 
         def part(w: int) -> None:
             scratch = _Scratch()
-            for i in range(w, len(self.tasks), nw):
-                seg, sl = self.tasks[i]
-                results[i] = fn(seg, sl, scratch)
+            for seg, i, sl in self.tasks[w::nw]:
+                fn(seg, i, sl, scratch)
 
         if nw == 1:
             part(0)
-            return results
+            return
         pool = _get_pool()
         futures = [pool.submit(part, w) for w in range(1, nw)]
         try:
@@ -255,55 +273,84 @@ class _Blocks:
         finally:
             for f in futures:
                 f.result()
-        return results
 
 
 def _batch_moments(blocks: _Blocks, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-channel mean and biased variance (float64) of a non-empty ``x``, in one pass.
 
-    Each block is centred on its own (float32) mean ``a`` while it is in cache; the blocks
-    are merged exactly with sum((x-m)^2) = sum((x-a)^2) - 2(m-a) sum(x-a) + n_b (m-a)^2.
+    Each group of values (a block's column, or an image's channel) is centred on its own
+    float32 mean ``a`` while it is in cache; the groups are merged exactly with
+    sum((x-m)^2) = sum((x-a)^2) - 2(m-a) sum(x-a) + n_g (m-a)^2, so a mean far from 0
+    does not cancel the variance away.
     """
+    parts = {id(seg): (seg.view(flat), seg.partials(), seg.partials())
+             for seg in blocks.segments}
 
-    def block(seg: _Segment, sl: slice, scratch: _Scratch):
-        b = scratch.f32(seg, seg.view(flat)[sl], 1)
-        rows = b.shape[0]
-        n_b = seg.count(rows)
-        s = seg.sum(b)
-        a = (s / n_b).astype(_F32)
-        d = np.subtract(b, seg.vec(a), out=scratch.get(seg, rows))
-        return s, seg.dot(d, d), a, n_b
-
-    sums, squares, centres, counts = zip(*blocks.run(block))
-    s, sq = np.array(sums), np.array(squares)
-    a = np.array(centres, np.float64)
-    nb = np.array(counts, np.float64)[:, None]
-    n = nb.sum()
-    mean = s.sum(0) / n
-    shift = mean - a
-    m2 = sq - 2 * shift * (s - nb * a) + nb * shift * shift
-    return mean, np.maximum(m2.sum(0), 0.0) / n
-
-
-def _affine(blocks: _Blocks, flat_x: np.ndarray, flat_y: np.ndarray, mult: np.ndarray,
-            add: np.ndarray) -> None:
-    """y = x * mult + add per channel (float32 vectors), block by block.
-
-    Folding the mean into ``add`` loses no more than TensorFlow's own float32 arithmetic
-    does (its saved mean is a float32, rounded by the same relative amount).
-    """
-    vecs = {id(seg): (seg.vec(mult), seg.vec(add)) for seg in blocks.segments}
-
-    def block(seg: _Segment, sl: slice, scratch: _Scratch):
-        k, c = vecs[id(seg)]
-        b = scratch.f32(seg, seg.view(flat_x)[sl], 1)
-        ys = seg.view(flat_y)[sl]
-        if ys.dtype == _F32:
-            out = np.multiply(b, k, out=ys)
-            np.add(out, c, out=out)
+    def block(seg: _Segment, i: int, sl: slice, scratch: _Scratch) -> None:
+        xs, sums, squares = parts[id(seg)]
+        b = scratch.f32(seg, xs[sl], 1)
+        s = seg.sum_into(b, seg.partial(sums, i, sl))
+        if seg.channels_first:
+            a = (s / _F32.type(b.shape[2]))[..., None]
         else:
-            out = np.multiply(b, k, out=scratch.get(seg, b.shape[0]))
-            np.add(out, c, out=ys)  # float32 -> half rounds here, once
+            a = s / _F32.type(b.shape[0])
+        d = np.subtract(b, a, out=scratch.get(seg, b.shape[0]))
+        seg.dot_into(d, d, seg.partial(squares, i, sl))
+
+    blocks.run(block)
+    total = n = 0.0
+    for seg in blocks.segments:
+        _, sums, _ = parts[id(seg)]
+        total = total + seg.fold(sums)
+        n += float(seg.group_counts().sum()) / blocks.channels
+    mean = total / n
+    m2 = 0.0
+    for seg in blocks.segments:
+        _, sums, squares = parts[id(seg)]
+        counts = seg.group_counts()
+        # The centres, recomputed exactly as the blocks computed them.
+        centres = (sums / counts.astype(_F32)).astype(np.float64)
+        s = sums.astype(np.float64)
+        shift = seg.per_group(mean) - centres
+        m2 = m2 + seg.fold(squares.astype(np.float64) - 2 * shift * (s - counts * centres)
+                           + counts * shift * shift)
+    return mean, np.maximum(m2, 0.0) / n
+
+
+def _can_fold(mean: np.ndarray, r: np.ndarray) -> bool:
+    """Whether x * k - mean * k may stand for (x - mean) * k: true when every channel's mean
+    is within _FOLD_LIMIT standard deviations of 0, where the folded form loses less than
+    2 * _FOLD_LIMIT float32 ulps of the result, the float32 rounding TensorFlow's own saved
+    mean already carries, and saves one pass over the data. Otherwise (a spread tiny next
+    to the mean, as with a small epsilon) the kernels centre first, as TensorFlow does."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.all(np.abs(mean) * r <= _FOLD_LIMIT))
+
+
+_FOLD_LIMIT = 64.0
+
+
+def _normalize(blocks: _Blocks, flat_x: np.ndarray, flat_y: np.ndarray, mean: np.ndarray,
+               mult: np.ndarray, offset: np.ndarray, fold: bool) -> None:
+    """y = (x - mean) * mult + offset per channel (float64 vectors), block by block."""
+    if fold:
+        vectors = (mult.astype(_F32), (offset - mean * mult).astype(_F32))
+    else:
+        vectors = (mean.astype(_F32), mult.astype(_F32), offset.astype(_F32))
+    parts = {id(seg): (seg.view(flat_x), seg.view(flat_y), [seg.vec(v) for v in vectors])
+             for seg in blocks.segments}
+
+    def block(seg: _Segment, i: int, sl: slice, scratch: _Scratch) -> None:
+        xs, ys, vecs = parts[id(seg)]
+        b = scratch.f32(seg, xs[sl], 1)
+        y = ys[sl]
+        out = y if y.dtype == _F32 else scratch.get(seg, b.shape[0])
+        if fold:
+            np.multiply(b, vecs[0], out=out)
+        else:
+            np.subtract(b, vecs[0], out=out)
+            np.multiply(out, vecs[1], out=out)
+        np.add(out, vecs[-1], out=y)  # float32 -> half rounds here, once
 
     blocks.run(block)
 
@@ -370,9 +417,10 @@ def _fused_batch_norm(x, scale, offset, mean, variance, *, epsilon, exponential_
             out_mean = out_var = np.full(channels, np.nan)
         reserve = (mean.astype(u, copy=True), variance.astype(u, copy=True))
     if count:
-        mult = scale.astype(np.float64) * _rsqrt(pop_var, epsilon)
-        add = offset.astype(np.float64) - pop_mean * mult
-        _affine(blocks, x.reshape(-1), y.reshape(-1), mult.astype(_F32), add.astype(_F32))
+        r = _rsqrt(pop_var, epsilon)
+        _normalize(blocks, x.reshape(-1), y.reshape(-1), pop_mean,
+                   scale.astype(np.float64) * r, offset.astype(np.float64),
+                   _can_fold(pop_mean, r))
     return [y, out_mean.astype(u), out_var.astype(u), *reserve]
 
 
@@ -419,45 +467,62 @@ def _fused_batch_norm_grad(y_backprop, x, scale, mean, variance, *, epsilon, dat
     blocks = _Blocks(x.shape, data_format[1] == "C")
     fx, fdy, fdx = x.reshape(-1), y_backprop.reshape(-1), dx.reshape(-1)
     count = x.size // channels
-    mu = mean.astype(np.float64)
     r = _rsqrt(variance.astype(np.float64), epsilon)
     k1 = scale.astype(np.float64) * r  # dx = k1 * dy (+ the training terms)
     k1_32 = k1.astype(_F32)
-    k1_vecs = {id(seg): seg.vec(k1_32) for seg in blocks.segments}
+    mu = mean.astype(np.float64)
+    fold = _can_fold(mu, r)
+    mu_32 = mu.astype(_F32)
+    parts = {id(seg): (seg.view(fx), seg.view(fdy), seg.view(fdx), seg.vec(mu_32),
+                       seg.vec(k1_32), seg.partials(), seg.partials())
+             for seg in blocks.segments}
 
-    def sums(seg: _Segment, sl: slice, scratch: _Scratch):
-        b = scratch.f32(seg, seg.view(fx)[sl], 1)
-        g = scratch.f32(seg, seg.view(fdy)[sl], 2)
+    def sums(seg: _Segment, i: int, sl: slice, scratch: _Scratch) -> None:
+        xs, dys, dxs, m, k, sum_g, sum_gd = parts[id(seg)]
+        b = scratch.f32(seg, xs[sl], 1)
+        g = scratch.f32(seg, dys[sl], 2)
         if not is_training:
-            np.multiply(g, k1_vecs[id(seg)], out=seg.view(fdx)[sl])  # inference: one pass
-        # sum(dy * (x - mean)) as sum(dy * x) - mean * sum(dy): as accurate as
-        # TensorFlow's float32 (x - mean), whose mean is rounded to float32 alike.
-        return seg.sum(g), seg.dot(b, g)
+            np.multiply(g, k, out=dxs[sl])  # inference: one pass does it all
+        seg.sum_into(g, seg.partial(sum_g, i, sl))
+        if not fold:  # sum(dy * (x - mean)), centred as in TensorFlow
+            b = np.subtract(b, m, out=scratch.get(seg, b.shape[0]))
+        seg.dot_into(b, g, seg.partial(sum_gd, i, sl))
 
-    per_block = blocks.run(sums)
-    sum_dy = np.sum([p[0] for p in per_block], axis=0)
-    sum_dy_xc = np.sum([p[1] for p in per_block], axis=0) - mu * sum_dy
+    blocks.run(sums)
+    sum_dy = sum(seg.fold(parts[id(seg)][5]) for seg in blocks.segments)
+    sum_dy_xc = sum(seg.fold(parts[id(seg)][6]) for seg in blocks.segments)
+    if fold:  # sum(dy * x) - mean * sum(dy)
+        sum_dy_xc = sum_dy_xc - mu * sum_dy
     scale_backprop = sum_dy_xc * r
     if is_training:
-        # dx = k1*dy + k2*(x - mean) - k1*mean(dy) = k1*dy + k2*x + k3.
+        # dx = k1 * (dy - mean(dy)) + k2 * (x - mean) = k1 * dy + k2 * x + k3.
         k2 = -k1 * r * r * (sum_dy_xc / count)
-        k3 = -k1 * (sum_dy / count) - k2 * mu
-        vecs = {id(seg): (k1_vecs[id(seg)], seg.vec(k2.astype(_F32)), seg.vec(k3.astype(_F32)))
-                for seg in blocks.segments}
+        mean_dy = sum_dy / count
+        if fold:
+            vectors = (k2, -k1 * mean_dy - k2 * mu)
+        else:
+            vectors = (k2, mean_dy)
+        more = {id(seg): [seg.vec(v.astype(_F32)) for v in vectors] for seg in blocks.segments}
 
-        def backprop(seg: _Segment, sl: slice, scratch: _Scratch):
-            v1, v2, v3 = vecs[id(seg)]
-            b = scratch.f32(seg, seg.view(fx)[sl], 1)
-            g = scratch.f32(seg, seg.view(fdy)[sl], 2)
+        def backprop(seg: _Segment, i: int, sl: slice, scratch: _Scratch) -> None:
+            xs, dys, dxs, m, k = parts[id(seg)][:5]
+            v2, v3 = more[id(seg)]
+            b = scratch.f32(seg, xs[sl], 1)
+            g = scratch.f32(seg, dys[sl], 2)
             rows = b.shape[0]
-            dxs = seg.view(fdx)[sl]
-            out = dxs if dxs.dtype == _F32 else scratch.get(seg, rows, 3)
-            np.multiply(b, v2, out=out)
-            np.add(out, v3, out=out)
-            t = np.multiply(g, v1, out=scratch.get(seg, rows))
-            np.add(out, t, out=out)
-            if out is not dxs:
-                np.copyto(dxs, out)
+            dx_block = dxs[sl]
+            out = dx_block if dx_block.dtype == _F32 else scratch.get(seg, rows, 3)
+            t = scratch.get(seg, rows)
+            if fold:
+                np.multiply(b, v2, out=out)
+                np.add(out, v3, out=out)
+                np.multiply(g, k, out=t)
+            else:
+                np.subtract(b, m, out=out)
+                np.multiply(out, v2, out=out)
+                np.subtract(g, v3, out=t)
+                np.multiply(t, k, out=t)
+            np.add(out, t, out=dx_block)  # float32 -> half rounds here, once
 
         blocks.run(backprop)
     return [dx, scale_backprop.astype(u), sum_dy.astype(u), empty, empty.copy()]
