@@ -150,6 +150,10 @@ class Session:
         self._closed = False
         self._context_stack: list = []
         self._close_callbacks: list[Callable[[], None]] = []
+        # Conditions blocking kernels are waiting on (with how many waiters), so close() and
+        # a cancelled run can wake them at once.
+        self._waiters: dict[threading.Condition, int] = {}
+        self._waiters_lock = threading.Lock()
 
     # -- properties ---------------------------------------------------------------------
     @property
@@ -361,6 +365,26 @@ class Session:
 
         return call
 
+    # -- blocking steps ------------------------------------------------------------------
+    def _add_waiter(self, condition: threading.Condition) -> None:
+        with self._waiters_lock:
+            self._waiters[condition] = self._waiters.get(condition, 0) + 1
+
+    def _remove_waiter(self, condition: threading.Condition) -> None:
+        with self._waiters_lock:
+            n = self._waiters.get(condition, 0) - 1
+            if n > 0:
+                self._waiters[condition] = n
+            else:
+                self._waiters.pop(condition, None)
+
+    def _wake_waiters(self) -> None:
+        with self._waiters_lock:
+            conditions = list(self._waiters)
+        for condition in conditions:
+            with condition:
+                condition.notify_all()
+
     # -- lifetime -----------------------------------------------------------------------
     def _add_close_callback(self, fn: Callable[[], None]) -> None:
         """Called by resources that must wake waiters when the session closes."""
@@ -371,6 +395,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        self._wake_waiters()  # blocked steps see the closed session and are cancelled
         for fn in list(self._close_callbacks):
             fn()
         for dev in self._devices.values():
