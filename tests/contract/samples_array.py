@@ -43,6 +43,7 @@ SAMPLES = {
     "GatherV2": lambda: ([_x(), np.array([[2, 0], [1, 1]], np.int64), 1], {"batch_dims": 1}),
     "ScatterNd": lambda: ([[[0], [2], [0]], _x((3, 4)), [4, 4]], {}),
     "UnsortedSegmentSum": lambda: ([_x((4, 2), np.float64), [0, -1, 2, 0], 3], {}),
+    "Unique": lambda: ([np.array([4, 1, 4, 7, 1], np.int64)], {"out_idx": np.int64}),
     "OneHot": lambda: ([np.array([[0, 3], [1, -1]], np.int64), 3, 1.0, 0.0], {"axis": 1}),
     "BroadcastTo": lambda: ([_x((3, 1)), [2, 3, 4]], {}),
 }

@@ -9,7 +9,7 @@ the family builds on these, one module per kind of op:
 * ``concat_split``: ConcatV2, Pack, Unpack, Split, SplitV;
 * ``slicing``: Slice, StridedSlice and ``x[...]`` on tensors;
 * ``filling``: Fill (``zeros``, ``ones``), ZerosLike, OnesLike, Range;
-* ``gather_scatter``: GatherV2, ScatterNd, UnsortedSegmentSum, OneHot.
+* ``gather_scatter``: GatherV2, ScatterNd, UnsortedSegmentSum, Unique, OneHot.
 
 Their TF1-style functions are re-exported at the end of this module, so
 ``tm.reshape`` is ``tfmini.ops.array.reshape``, and importing this module
@@ -299,6 +299,7 @@ from tfmini.ops.gather_scatter import (  # noqa: E402
     gather,
     one_hot,
     scatter_nd,
+    unique,
     unsorted_segment_sum,
 )
 from tfmini.ops.slicing import newaxis, slice, strided_slice  # noqa: E402
@@ -334,6 +335,7 @@ __all__ = [
     "strided_slice",
     "tile",
     "transpose",
+    "unique",
     "unsorted_segment_sum",
     "unstack",
     "zeros",

@@ -59,7 +59,7 @@ def _op(op_type: str, inputs: list, attrs: dict | None = None) -> Operation:
 # no gradient can be asked of them; the mark says so explicitly).
 
 for _type in ("Const", "Placeholder", "NoOp", "StopGradient", "Shape", "Size", "Rank",
-              "ZerosLike", "OnesLike", "OneHot", "Range"):
+              "ZerosLike", "OnesLike", "OneHot", "Range", "Unique"):
     no_gradient(_type)
 
 

@@ -1,5 +1,5 @@
 """Array ops that pick or place elements by index: GatherV2, ScatterNd,
-UnsortedSegmentSum and OneHot.
+UnsortedSegmentSum, Unique and OneHot.
 
 Each op reads the same: its registration (OpDef, with the shape function),
 then its NumPy kernel, greppable by the op's type string. The functions are
@@ -336,6 +336,58 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
     """
     op = build_autopacked("UnsortedSegmentSum", [data, segment_ids, num_segments], name=name)
     return op.outputs[0]
+
+
+# ----------------------------------------------------------------------------------------
+# Unique
+
+
+def _unique_shape(ic):
+    x = shape_fns.with_rank(ic.input_shape("x"), 1)
+    return [TensorShape((None,)), x]
+
+
+@register_op(
+    "Unique",
+    inputs=["x: T"],
+    outputs=["y: T", "idx: out_idx"],
+    attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"],
+    shape_fn=_unique_shape,
+    value_fn=fold_constant,
+)
+def unique_kernel(x, *, out_idx):
+    """The distinct elements of ``x`` in order of first appearance, and for each element of
+    ``x`` the position of its value in ``y``."""
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise invalid_argument("unique expects a 1D vector.")
+    if x.size == 0:
+        return x.copy(), np.zeros(0, out_idx.as_numpy_dtype)
+    _, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    # np.unique sorts; TensorFlow keeps first-appearance order, so renumber by first position.
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    y = x[np.sort(first)]
+    return y, rank[inverse.ravel()].astype(out_idx.as_numpy_dtype)
+
+
+def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None):
+    """The distinct values of a 1-D tensor (``tf.unique``).
+
+    Returns ``(y, idx)``: ``y`` holds the values of ``x`` in order of first appearance,
+    and ``x == gather(y, idx)``.
+
+    Args:
+        x: A 1-D tensor.
+        out_idx: The dtype of ``idx`` (int32 or int64).
+        name: Op name (default ``"Unique"``).
+
+    Raises:
+        ValueError: ``x`` is not 1-D (when its rank is known).
+    """
+    op = build_autopacked("Unique", [x], {"out_idx": as_dtype(out_idx)}, name=name)
+    return op.outputs[0], op.outputs[1]
 
 
 # ----------------------------------------------------------------------------------------
