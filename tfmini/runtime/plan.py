@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import functools
 import heapq
+import queue
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -47,6 +49,7 @@ class Step:
 
     __slots__ = (
         "op", "fn", "takes_ctx", "inputs", "outputs", "device_index", "lineno", "sequence",
+        "blocking",
     )
 
     def __init__(self, op, fn, takes_ctx, inputs, outputs, device_index):
@@ -63,6 +66,7 @@ class Step:
         self.outputs: list[int] = outputs  # a slot per op output, -1 when nobody needs it
         self.device_index: int = device_index
         self.lineno: int = 0
+        self.blocking: bool = False  # may wait: runs on its own thread (see run_dataflow)
 
 
 def _input_groups(op: Operation) -> list[int | tuple[int, int]]:
@@ -92,6 +96,55 @@ def _bind_kernel(op: Operation, kernel: Kernel):
     if kernel.wants_node and "node" not in op.attrs:
         wanted["node"] = op  # kernels that need their op's name ask for `node`
     return functools.partial(kernel.fn, **wanted) if wanted else kernel.fn
+
+
+def _output_is_ref(output: Output) -> bool:
+    """Whether ``output`` comes from a reference (``Ref(T)``) output argument."""
+    op = output.op
+    i = 0
+    for arg in op.op_def.outputs:
+        if arg.type_list_attr:
+            n = len(op.attrs[arg.type_list_attr])
+        elif arg.number_attr:
+            n = op.attrs[arg.number_attr]
+        else:
+            n = 1
+        if output.value_index < i + n:
+            return arg.is_ref
+        i += n
+    return False
+
+
+def _deref_positions(op: Operation) -> list[tuple[int, list[int] | None]]:
+    """Input arguments that are not references but receive a reference output: TensorFlow
+    hands such an input the variable's current value, so the kernel gets ``_tm_deref()``."""
+    positions = []
+    for pos, (arg, g) in enumerate(zip(op.op_def.inputs, _input_groups(op))):
+        if arg.is_ref:
+            continue
+        if isinstance(g, tuple):
+            elems = [j for j, t in enumerate(op.inputs[g[0] : g[1]]) if _output_is_ref(t)]
+            if elems:
+                positions.append((pos, elems))
+        elif _output_is_ref(op.inputs[g]):
+            positions.append((pos, None))
+    return positions
+
+
+def _with_deref(fn, takes_ctx: bool, positions: list[tuple[int, list[int] | None]]):
+    offset = 1 if takes_ctx else 0
+
+    def call(*args):
+        args = list(args)
+        for pos, elems in positions:
+            a = args[pos + offset]
+            if elems is None:
+                args[pos + offset] = a._tm_deref()
+            else:
+                args[pos + offset] = [x._tm_deref() if j in elems else x for j, x in enumerate(a)]
+        return fn(*args)
+
+    return call
 
 
 def _find_cycle(ops: set[Operation], feeds: set[Output]) -> list[Operation]:
@@ -258,12 +311,40 @@ class Plan:
                     nslots += 1
                 else:
                     outputs.append(-1)
-            self.steps.append(
-                Step(op, _bind_kernel(op, kernel), kernel.takes_ctx, inputs, outputs,
-                     self._device_index(op.device))
-            )
+            fn = _bind_kernel(op, kernel)
+            deref = _deref_positions(op)
+            if deref:
+                fn = _with_deref(fn, kernel.takes_ctx, deref)
+            step = Step(op, fn, kernel.takes_ctx, inputs, outputs, self._device_index(op.device))
+            step.blocking = op_def.is_blocking
+            self.steps.append(step)
         self.num_slots = nslots
         self.fetch_slots = [slot_of[o] for o in self.fetches]
+        if self.has_blocking:
+            self._build_dependencies()
+
+    def _build_dependencies(self) -> None:
+        """Each step's predecessors (data and control), for the dataflow scheduler."""
+        producer: dict[int, int] = {}
+        for si, step in enumerate(self.steps):
+            for slot in step.outputs:
+                if slot >= 0:
+                    producer[slot] = si
+        index_of = {step.op: si for si, step in enumerate(self.steps)}
+        self._num_preds: list[int] = []
+        self._successors: list[list[int]] = [[] for _ in self.steps]
+        for si, step in enumerate(self.steps):
+            preds = set()
+            for s in step.inputs:
+                for slot in s if isinstance(s, list) else (s,):
+                    if slot in producer:
+                        preds.add(producer[slot])
+            for c in step.op._control_inputs:
+                if c in index_of:
+                    preds.add(index_of[c])
+            self._num_preds.append(len(preds))
+            for q in preds:
+                self._successors[q].append(si)
 
     # -- code generation ------------------------------------------------------------
     def _compile(self) -> None:
@@ -348,7 +429,9 @@ class Plan:
 
     # -- execution ------------------------------------------------------------------
     def run(self, ctxs: Sequence[Any], feed_values: Sequence[Any]) -> tuple:
-        """Runs the compiled plan; kernel failures become ``tm.errors`` naming the op."""
+        """Runs the plan; kernel failures become ``tm.errors`` naming the op."""
+        if self.has_blocking:
+            return self.run_dataflow(ctxs, feed_values)
         try:
             return self.compiled(*ctxs, *feed_values)
         except BaseException as e:
@@ -384,6 +467,8 @@ class Plan:
 
     def run_stepwise(self, ctxs: Sequence[Any], feed_values: Sequence[Any], stats=None) -> tuple:
         """Runs step by step (used when tracing); same results as ``run``."""
+        if self.has_blocking:
+            return self.run_dataflow(ctxs, feed_values, stats)
         values: list[Any] = [None] * self.num_slots
         values[: len(feed_values)] = feed_values
         for step in self.steps:
@@ -413,6 +498,123 @@ class Plan:
             if stats is not None:
                 shapes = [np.shape(v) for v in results]
                 stats.append((step, self.devices[step.device_index][0], start, end, shapes))
+        return tuple(values[s] for s in self.fetch_slots)
+
+
+    def run_dataflow(self, ctxs: Sequence[Any], feed_values: Sequence[Any],
+                     stats: list | None = None) -> tuple:
+        """Runs a plan holding blocking steps without letting them stall the run.
+
+        Steps run in the calling thread as soon as their inputs are ready (lowest step first);
+        each blocking step runs on a thread of its own, so the steps that will satisfy it (the
+        applies a take waits for) keep running. Blocking kernels wait with
+        ``KernelContext.wait``, which ends at the run's deadline or when the session closes.
+        When any step fails, the run is cancelled, the waiting steps end, and the first
+        failure is raised.
+        """
+        steps = self.steps
+        values: list[Any] = [None] * self.num_slots
+        values[: len(feed_values)] = feed_values
+        remaining = list(self._num_preds)
+        ready = [si for si, n in enumerate(remaining) if n == 0]
+        heapq.heapify(ready)
+        done: queue.SimpleQueue = queue.SimpleQueue()
+        run_state = ctxs[0].run if ctxs else None
+        in_flight = 0
+        finished = 0
+        failure: tuple | None = None
+
+        def args_of(step: Step) -> list:
+            args = [[values[x] for x in s] if isinstance(s, list) else values[s]
+                    for s in step.inputs]
+            if step.takes_ctx:
+                args.insert(0, ctxs[step.device_index])
+            return args
+
+        def call(step: Step, args: list):
+            start = time.perf_counter()
+            result = step.fn(*args)
+            if step.sequence:
+                result = _unpack(result, len(step.outputs))
+            return result, start, time.perf_counter()
+
+        def worker(si: int, args: list) -> None:
+            try:
+                done.put((si, args, call(steps[si], args), None))
+            except BaseException as e:  # reported to the scheduling thread, raised there
+                done.put((si, args, None, e))
+
+        def complete(si: int, timed) -> None:
+            nonlocal finished
+            result, start, end = timed
+            step = steps[si]
+            outs = step.outputs
+            results = result if step.sequence else ((result,) if outs else ())
+            for slot, v in zip(outs, results):
+                if slot >= 0:
+                    values[slot] = v
+            if stats is not None:
+                stats.append((step, self.devices[step.device_index][0], start, end,
+                              [np.shape(v) for v in results]))
+            finished += 1
+            for succ in self._successors[si]:
+                remaining[succ] -= 1
+                if remaining[succ] == 0:
+                    heapq.heappush(ready, succ)
+
+        while finished < len(steps) and failure is None:
+            # Blocking steps that finished meanwhile release their successors first.
+            while in_flight:
+                try:
+                    si, args, timed, exc = done.get_nowait()
+                except queue.Empty:
+                    break
+                in_flight -= 1
+                if exc is not None:
+                    failure = (si, args, exc)
+                    break
+                complete(si, timed)
+            if failure is not None or finished == len(steps):
+                break
+            if ready:
+                si = heapq.heappop(ready)
+                step = steps[si]
+                args = args_of(step)
+                if step.blocking:
+                    in_flight += 1
+                    threading.Thread(target=worker, args=(si, args), daemon=True,
+                                     name=f"tfmini {step.op.name}").start()
+                    continue
+                try:
+                    timed = call(step, args)
+                except Exception as e:
+                    failure = (si, args, e)
+                    break
+                complete(si, timed)
+            elif in_flight:
+                si, args, timed, exc = done.get()
+                in_flight -= 1
+                if exc is not None:
+                    failure = (si, args, exc)
+                else:
+                    complete(si, timed)
+            else:  # pragma: no cover - a DAG always has a ready step or one in flight
+                raise errors.InternalError(None, None, "dataflow scheduler found no ready step")
+
+        if failure is not None:
+            si, args, exc = failure
+            if run_state is not None:
+                run_state.cancel()  # waiting steps of this run end with CancelledError
+            while in_flight:
+                done.get()
+                in_flight -= 1
+            step = steps[si]
+            flat = [v for a in args[1 if step.takes_ctx else 0 :]
+                    for v in (a if isinstance(a, list) else [a])]
+            wrapped = wrap_kernel_error(exc, step, self.devices[step.device_index][0], flat)
+            if wrapped is exc:
+                raise exc
+            raise wrapped from exc
         return tuple(values[s] for s in self.fetch_slots)
 
 
