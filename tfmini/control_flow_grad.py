@@ -39,7 +39,7 @@ from tfmini.core.builder import build_op
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.function import FuncGraph, root_graph
 from tfmini.core.graph import Operation, Output
-from tfmini.core.opdef import OpDef
+from tfmini.core.opdef import OpDef, group_flat
 from tfmini.core.registry import RegisterGradient, register_op
 from tfmini.core.scope import Scope, current_scope, scope_context
 from tfmini.core.shapes import unknown_shape
@@ -109,20 +109,7 @@ def _ancestors(outputs: Sequence[Output], graph: Any) -> set[Operation]:
 
 def _group_inputs(op_def: OpDef, attrs: Mapping[str, Any], flat: list) -> list:
     """Splits flat inputs into one entry per input argument (a list for a list argument)."""
-    grouped: list = []
-    i = 0
-    for arg in op_def.inputs:
-        if arg.type_list_attr:
-            n = len(attrs[arg.type_list_attr])
-        elif arg.number_attr:
-            n = attrs[arg.number_attr]
-        else:
-            grouped.append(flat[i])
-            i += 1
-            continue
-        grouped.append(flat[i : i + n])
-        i += n
-    return grouped
+    return group_flat(op_def.inputs, attrs, flat)
 
 
 def copy_ops(ops: Sequence[Operation], input_map: Mapping[Output, Output]) -> dict:

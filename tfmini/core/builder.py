@@ -16,7 +16,7 @@ from tfmini.core import registry
 from tfmini.core.convert import convert_to_tensor, is_symbolic
 from tfmini.core.dtypes import DType
 from tfmini.core.graph import NAME_PATTERN_TEXT, VALID_OP_NAME_REGEX, Graph, Operation, Output
-from tfmini.core.opdef import OpDef, normalize_attr_value
+from tfmini.core.opdef import OpDef, group_flat, normalize_attr_value
 from tfmini.core.scope import Scope, scope_context
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
 from tfmini.core.source import user_location
@@ -416,18 +416,4 @@ def _build(
 
 def group_outputs(op: Operation) -> list:
     """The op's outputs grouped per output argument (a list for list arguments)."""
-    grouped: list = []
-    i = 0
-    attrs = op.attrs
-    for arg in op.op_def.outputs:
-        if arg.type_list_attr:
-            n = len(attrs[arg.type_list_attr])
-        elif arg.number_attr:
-            n = attrs[arg.number_attr]
-        else:
-            grouped.append(op.outputs[i])
-            i += 1
-            continue
-        grouped.append(list(op.outputs[i : i + n]))
-        i += n
-    return grouped
+    return group_flat(op.op_def.outputs, op.attrs, op.outputs)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -190,6 +190,39 @@ class OpDef:
         if k is None and self.only_devices is None:
             k = self.kernels.get("CPU")
         return k
+
+
+def arg_slices(args: Sequence[ArgDef], attrs: Mapping[str, Any]) -> list[int | slice]:
+    """Where each argument's tensors sit among an op's flat inputs (or outputs): an index for
+    a single tensor, a slice for a list argument (its length from the N or list(type) attr)."""
+    out: list[int | slice] = []
+    i = 0
+    for arg in args:
+        if arg.type_list_attr:
+            n = len(attrs[arg.type_list_attr])
+        elif arg.number_attr:
+            n = attrs[arg.number_attr]
+        else:
+            out.append(i)
+            i += 1
+            continue
+        out.append(slice(i, i + n))
+        i += n
+    return out
+
+
+def group_flat(args: Sequence[ArgDef], attrs: Mapping[str, Any], flat: Sequence) -> list:
+    """Flat values regrouped per argument: the value itself, or a list for a list argument."""
+    return [list(flat[s]) if isinstance(s, slice) else flat[s] for s in arg_slices(args, attrs)]
+
+
+def flat_count(args: Sequence[ArgDef], attrs: Mapping[str, Any]) -> int:
+    """How many tensors the arguments hold in all."""
+    slices = arg_slices(args, attrs)
+    if not slices:
+        return 0
+    last = slices[-1]
+    return last.stop if isinstance(last, slice) else last + 1
 
 
 # --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import numpy as np
 
 from tfmini.core.builder import static_value
 from tfmini.core.graph import Output
+from tfmini.core.opdef import group_flat
 
 _FOLD_LIMIT = 4096  # elements; bigger values are not folded at build time
 
@@ -21,19 +22,7 @@ _fold_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _kernel_args(op, values: list) -> list:
     """Groups the flat input values of ``op`` into one entry per input argument."""
-    args, i = [], 0
-    for arg in op.op_def.inputs:
-        if arg.type_list_attr:
-            n = len(op.attrs[arg.type_list_attr])
-        elif arg.number_attr:
-            n = op.attrs[arg.number_attr]
-        else:
-            args.append(values[i])
-            i += 1
-            continue
-        args.append(list(values[i : i + n]))
-        i += n
-    return args
+    return group_flat(op.op_def.inputs, op.attrs, values)
 
 
 def fold_constant(output: Output) -> np.ndarray | None:

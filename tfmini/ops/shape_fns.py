@@ -13,6 +13,7 @@ import numpy as np
 
 from tfmini.core.builder import static_value
 from tfmini.core.graph import Output
+from tfmini.core.opdef import flat_count
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
 
 
@@ -22,15 +23,7 @@ def unknown(ic) -> list[TensorShape]:
 
 
 def _num_outputs(ic) -> int:
-    n = 0
-    for arg in ic.op_def.outputs:
-        if arg.type_list_attr:
-            n += len(ic.attrs[arg.type_list_attr])
-        elif arg.number_attr:
-            n += ic.attrs[arg.number_attr]
-        else:
-            n += 1
-    return n
+    return flat_count(ic.op_def.outputs, ic.attrs)
 
 
 def unchanged(ic) -> list[TensorShape]:

@@ -32,7 +32,7 @@ from tfmini import errors
 from tfmini.core import registry
 from tfmini.core.devices import device_type_of
 from tfmini.core.graph import Operation, Output
-from tfmini.core.opdef import Kernel
+from tfmini.core.opdef import Kernel, arg_slices
 from tfmini.core.shapes import dims_str
 
 _PY_TO_TF = (
@@ -69,23 +69,9 @@ class Step:
         self.blocking: bool = False  # may wait: runs on its own thread (see run_dataflow)
 
 
-def _input_groups(op: Operation) -> list[int | tuple[int, int]]:
-    """Per input argument: the flat input index, or (start, stop) for list arguments."""
-    groups: list = []
-    i = 0
-    attrs = op.attrs
-    for arg in op.op_def.inputs:
-        if arg.type_list_attr:
-            n = len(attrs[arg.type_list_attr])
-        elif arg.number_attr:
-            n = attrs[arg.number_attr]
-        else:
-            groups.append(i)
-            i += 1
-            continue
-        groups.append((i, i + n))
-        i += n
-    return groups
+def _input_groups(op: Operation) -> list[int | slice]:
+    """Per input argument: the flat input index, or a slice for list arguments."""
+    return arg_slices(op.op_def.inputs, op.attrs)
 
 
 def _bind_kernel(op: Operation, kernel: Kernel):
@@ -101,17 +87,10 @@ def _bind_kernel(op: Operation, kernel: Kernel):
 def _output_is_ref(output: Output) -> bool:
     """Whether ``output`` comes from a reference (``Ref(T)``) output argument."""
     op = output.op
-    i = 0
-    for arg in op.op_def.outputs:
-        if arg.type_list_attr:
-            n = len(op.attrs[arg.type_list_attr])
-        elif arg.number_attr:
-            n = op.attrs[arg.number_attr]
-        else:
-            n = 1
-        if output.value_index < i + n:
+    k = output.value_index
+    for arg, where in zip(op.op_def.outputs, arg_slices(op.op_def.outputs, op.attrs)):
+        if where == k or (isinstance(where, slice) and where.start <= k < where.stop):
             return arg.is_ref
-        i += n
     return False
 
 
@@ -122,8 +101,8 @@ def _deref_positions(op: Operation) -> list[tuple[int, list[int] | None]]:
     for pos, (arg, g) in enumerate(zip(op.op_def.inputs, _input_groups(op))):
         if arg.is_ref:
             continue
-        if isinstance(g, tuple):
-            elems = [j for j, t in enumerate(op.inputs[g[0] : g[1]]) if _output_is_ref(t)]
+        if isinstance(g, slice):
+            elems = [j for j, t in enumerate(op.inputs[g]) if _output_is_ref(t)]
             if elems:
                 positions.append((pos, elems))
         elif _output_is_ref(op.inputs[g]):
@@ -297,8 +276,8 @@ class Plan:
                 self.has_blocking = True
             inputs: list = []
             for g in _input_groups(op):
-                if isinstance(g, tuple):
-                    inputs.append([slot_of[o] for o in op.inputs[g[0] : g[1]]])
+                if isinstance(g, slice):
+                    inputs.append([slot_of[o] for o in op.inputs[g]])
                 else:
                     inputs.append(slot_of[op.inputs[g]])
             outputs = []
@@ -656,9 +635,9 @@ def wrap_kernel_error(e: Exception, step: Step, device: str, inputs: list) -> er
     names = []
     i = 0
     for arg, g in zip(op.op_def.inputs, _input_groups(op)):
-        n = g[1] - g[0] if isinstance(g, tuple) else 1
+        n = g.stop - g.start if isinstance(g, slice) else 1
         for j in range(n):
-            label = arg.name if n == 1 and not isinstance(g, tuple) else f"{arg.name}[{j}]"
+            label = arg.name if not isinstance(g, slice) else f"{arg.name}[{j}]"
             names.append(f"{label}: {_describe_value(inputs[i] if i < len(inputs) else None)}")
             i += 1
     described = f" [inputs: {', '.join(names)}]" if names else ""
