@@ -43,6 +43,7 @@ from tfmini.gradients import (  # noqa: E402
 )
 from tfmini import control_flow_grad  # noqa: E402,F401  (registers If/While gradients)
 from tfmini import test  # noqa: E402
+from tfmini import keras  # noqa: E402  (Keras-2 optimizers, above gradients)
 from tfmini import tpu  # noqa: E402
 from tfmini.core.graph import Graph, Operation, Output, Tensor
 from tfmini.core.registry import (
