@@ -16,6 +16,7 @@ FORBIDDEN = {
     "ops": {"runtime", "gradients", "train", "keras", "tpu"},
     "runtime": {"gradients", "train", "keras", "tpu"},
     "gradients": {"runtime", "train", "keras", "tpu"},
+    "keras": {"runtime", "tpu"},  # the default session comes from core.context
 }
 
 
