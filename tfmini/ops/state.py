@@ -10,11 +10,18 @@ should follow, through :func:`lookup_variable` and :meth:`VariableResource.repla
 
 * Stored values are read-only arrays that nobody else can write; reads hand
   out the stored array itself (``Session.run`` copies read-only arrays).
-* Updates never write in place: they compute a new array and swap it in while
-  holding the variable's lock, so a read-modify-write (``AssignAdd``) from
-  many threads loses nothing.
-* Every swap registers an undo with ``ctx.on_failure`` that puts the old value
-  back only if the variable still holds the value this run stored, so a failed
+* Readers take ``value`` while holding the variable's lock (:meth:`VariableResource.read`);
+  a reader then holds a reference, and an array somebody holds is never written.
+* Updates happen while holding the lock, so a read-modify-write (``AssignAdd``)
+  from many threads loses nothing. A dense update writes into a spare buffer
+  (:meth:`VariableResource.scratch`, the previous value once nobody holds it any
+  more) and swaps it in with :meth:`VariableResource.replace`; a sparse update
+  changes rows of the current array in place when nobody else holds it
+  (:meth:`VariableResource.begin_update`), else of a copy. Whether somebody holds an
+  array is its reference count: a reader, a pending undo or another variable each
+  hold one.
+* Every change registers an undo with ``ctx.on_failure`` that puts the old state
+  back only if the variable has not changed since (its ``version``), so a failed
   ``Session.run`` leaves variables as they were.
 
 Build time: when a resource input comes (directly, through ``Identity`` or a
@@ -25,6 +32,7 @@ messages, as TensorFlow does with its handle data.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -80,35 +88,121 @@ class VariableResource:
     """The state of one resource variable: its value, dtype and lock.
 
     ``value`` is None while the variable is uninitialized, else a read-only
-    NumPy array. Replace it only while holding ``lock``, with :meth:`replace`.
+    NumPy array. Read it with :meth:`read` (or while holding ``lock``); change it
+    only while holding ``lock``, with :meth:`replace` or :meth:`begin_update` /
+    :meth:`finish_update`. ``version`` counts changes, for the undo of failed runs.
     """
 
-    __slots__ = ("value", "dtype", "lock")
+    __slots__ = ("value", "dtype", "lock", "version", "_spare")
 
     def __init__(self, dtype: DType):
         self.value: np.ndarray | None = None
         self.dtype = dtype
         self.lock = threading.Lock()
+        self.version = 0
+        # The array the variable held before its last swap: the next dense update writes into
+        # it once nobody else holds it (double buffering instead of a new array per update).
+        self._spare: np.ndarray | None = None
 
     @property
     def is_initialized(self) -> bool:
         return self.value is not None
 
+    def read(self) -> np.ndarray | None:
+        """The current value (None when uninitialized), taken under the lock: the caller's
+        reference then keeps in-place updates away from the array it holds."""
+        with self.lock:
+            return self.value
+
     def replace(self, ctx: Any, new: np.ndarray) -> None:
-        """Swaps in ``new`` (already frozen) and registers the undo with ``ctx``.
+        """Swaps in ``new`` and registers the undo with ``ctx``; ``new`` is made read-only.
 
         Call with ``lock`` held. The undo restores the old value only if the
-        variable still holds ``new`` (a later successful run's value is kept).
+        variable has not changed since (a later successful run's value is kept).
         """
+        if new.flags.writeable:
+            new.flags.writeable = False
         old = self.value
         self.value = new
+        self._spare = old if old is not new and old is not None and old.base is None else None
+        before = self.version
+        self.version = mine = before + 1
 
         def undo() -> None:
             with self.lock:
-                if self.value is new:
+                if self.version == mine:
                     self.value = old
+                    self.version = before
 
         ctx.on_failure(undo)
+
+    def scratch(self) -> np.ndarray:
+        """A writeable array shaped like ``value`` for an update to write with ``out=``.
+
+        Call with ``lock`` held (the variable initialized), then pass the filled array
+        to :meth:`replace`. It is the spare buffer (the value before the last swap) when
+        nobody holds it any more, so a training loop alternates between two buffers
+        instead of allocating one per step.
+        """
+        spare = self._spare
+        value = self.value
+        # References to the spare: the slot, the local name and getrefcount's argument. Any
+        # more is a reader, a pending undo of a run still going, or another variable.
+        if (
+            spare is not None
+            and sys.getrefcount(spare) == 3
+            and spare.shape == value.shape
+            and spare.dtype == value.dtype
+        ):
+            self._spare = None
+            spare.flags.writeable = True
+            return spare
+        return np.empty_like(value)
+
+    def begin_update(self, ctx: Any, rows: np.ndarray) -> np.ndarray:
+        """A writeable array equal to ``value`` whose rows ``rows`` the caller may change.
+
+        Call with ``lock`` held (the variable initialized), change only ``rows``, then
+        call :meth:`finish_update` with it. When nobody else holds the current array it
+        is the array itself (the old rows are saved for the undo); otherwise a copy, as
+        TensorFlow copies a variable's buffer that someone still reads.
+        """
+        value = self.value
+        # References: the slot, the local name and getrefcount's argument.
+        if sys.getrefcount(value) > 3 or value.base is not None:
+            new = self.scratch()
+            np.copyto(new, value)
+            return new
+        saved = np.take(value, rows, axis=0)
+        value.flags.writeable = True
+        before = self.version
+        self.version = mine = before + 1
+
+        def undo() -> None:
+            with self.lock:
+                if self.version != mine:
+                    return
+                arr = self.value
+                # References: the slot, `arr`, the closure's `value` and the argument. A
+                # reader that took the array meanwhile keeps its copy of the state.
+                if sys.getrefcount(arr) > 4:
+                    arr = arr.copy()
+                else:
+                    arr.flags.writeable = True
+                arr[rows] = saved
+                arr.flags.writeable = False
+                self.value = arr
+                self.version = before
+
+        ctx.on_failure(undo)
+        return value
+
+    def finish_update(self, ctx: Any, arr: np.ndarray) -> None:
+        """Publishes the array :meth:`begin_update` gave (call with ``lock`` still held)."""
+        if arr is self.value:
+            arr.flags.writeable = False
+        else:
+            self.replace(ctx, arr)
 
     def __repr__(self) -> str:
         state = "uninitialized" if self.value is None else f"shape={self.value.shape}"
@@ -162,6 +256,8 @@ def lookup_variable(ctx: Any, handle: Any) -> VariableResource:
             class for every access but ``ReadVariableOp``).
         InvalidArgumentError: the resource there is not a variable.
     """
+    if isinstance(handle, VariableResource):  # a reference variable's storage (ref_variables)
+        return handle
     handle = as_handle(handle)
     res = _lookup_resource(ctx, handle)
     if res is None or (isinstance(res, VariableResource) and res.value is None):
@@ -315,7 +411,7 @@ def read_variable_op(ctx, resource, *, dtype):
     """The variable's current value (the stored read-only array itself)."""
     handle = as_handle(resource)
     res = _lookup_resource(ctx, handle)
-    value = getattr(res, "value", None) if isinstance(res, VariableResource) else None
+    value = res.read() if isinstance(res, VariableResource) else None
     if value is None:
         if res is not None and not isinstance(res, VariableResource):
             raise _not_a_variable(handle, res)
@@ -403,9 +499,8 @@ def _update_kernel(op_type: str, ufunc: Callable) -> Callable:
                     f"Cannot update variable with shape {dims_str(old.shape)} using a Tensor "
                     f"with shape {dims_str(delta_shape)}, shapes must be equal.",
                 )
-            new = np.empty_like(old)  # ufunc with out=: an array even at rank 0, exact dtype
+            new = res.scratch()  # ufunc with out=: an array even at rank 0, exact dtype
             ufunc(old, value, out=new)
-            new.flags.writeable = False
             res.replace(ctx, new)
 
     kernel.__name__ = f"{op_type}_kernel"
@@ -542,7 +637,7 @@ def _gather_shape(ic):
 def resource_gather(ctx, resource, indices, *, batch_dims, dtype):
     """Rows of the variable: ``params[indices]`` along axis ``batch_dims``."""
     res = lookup_variable(ctx, resource)
-    params = res.value
+    params = res.read()
     _check_value_dtype(res, dtype)
     if params.ndim < 1:
         raise invalid_argument("params must be at least 1 dimensional")
@@ -630,10 +725,10 @@ def _scatter_kernel(op_type: str, apply: Callable, numeric: bool) -> Callable:
                         f"updates.shape = [], {shapes}",
                     )
             check_indices(idx, params.shape[0])
-            new = params.copy()
+            del params  # a reference of ours would make begin_update copy the whole variable
+            new = res.begin_update(ctx, idx.reshape(-1))
             apply(new, idx, upd)
-            new.flags.writeable = False
-            res.replace(ctx, new)
+            res.finish_update(ctx, new)
 
     kernel.__name__ = f"{op_type}_kernel"
     return kernel

@@ -215,7 +215,8 @@ class Variable:
         dtype: If given, the initial value is converted to it.
         import_scope: With ``variable_def``: the name scope it was imported under.
         constraint: A function applied by optimizers after an update.
-        use_resource: Accepted; tfmini variables are always resource variables.
+        use_resource: False gives TF1's reference variable (a ``RefVariable``);
+            otherwise a resource variable.
         synchronization, aggregation: Accepted and recorded.
         shape: The variable's shape if not the initial value's (may be partial,
             e.g. ``[None]`` to allow assignments of any length).
@@ -229,6 +230,15 @@ class Variable:
     # NumPy must hand binary operators back to us instead of broadcasting over an object.
     __array_priority__ = 100
     __array_ufunc__ = None
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # use_resource=False asks for TF1's reference variable (ref_variables.RefVariable,
+        # imported here: it builds on this class).
+        if cls is Variable and kwargs.get("use_resource") is False:
+            from tfmini.ops.ref_variables import RefVariable
+
+            return super().__new__(RefVariable)
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -247,7 +257,7 @@ class Variable:
         aggregation: VariableAggregation | None = None,
         shape: Any = None,
     ):
-        del use_resource  # every tfmini variable is a resource variable
+        del use_resource  # False was handled by __new__
         self._caching_device = caching_device
         self._synchronization = synchronization or VariableSynchronization.AUTO
         self._aggregation = aggregation or VariableAggregation.NONE
@@ -726,7 +736,10 @@ register_tensor_conversion_function(Variable, _dense_var_to_tensor)
 
 
 def is_variable_initialized(variable: Variable) -> Output:
-    """A bool tensor: whether ``variable`` is initialized (``VarIsInitializedOp``)."""
+    """A bool tensor: whether ``variable`` is initialized (``VarIsInitializedOp``, or
+    ``IsVariableInitialized`` for a reference variable)."""
+    if hasattr(variable, "_build_is_initialized"):
+        return variable._build_is_initialized()
     return build_op(variable._build_scope(), "VarIsInitializedOp", [variable.handle]).outputs[0]
 
 
