@@ -183,9 +183,9 @@ class VariableResource:
                 if self.version != mine:
                     return
                 arr = self.value
-                # References: the slot, `arr`, the closure's `value` and the argument. A
-                # reader that took the array meanwhile keeps its copy of the state.
-                if sys.getrefcount(arr) > 4:
+                # References: the slot, `arr` and the argument. A reader that took the
+                # array meanwhile keeps the state it read.
+                if sys.getrefcount(arr) > 3:
                     arr = arr.copy()
                 else:
                     arr.flags.writeable = True
