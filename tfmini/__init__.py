@@ -73,6 +73,8 @@ from tfmini.ops.variables import *  # noqa: E402,F401,F403
 from tfmini.ops.ref_variables import *  # noqa: E402,F401,F403
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
+from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
+from tfmini import contrib  # noqa: E402  (tm.contrib.opt)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 

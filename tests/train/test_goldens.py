@@ -1,0 +1,80 @@
+"""TF1 optimizer trajectories against TensorFlow 2.21 (tests/goldens/train.npz, recorded by
+tools/record_goldens_train.py with tf.compat.v1 graph mode and resource variables).
+
+Every optimizer (SGD, Momentum, Nesterov, Adagrad, Adam, with non-default hyper-parameters),
+float32 and float64, a dense model and a sparse one (a gather with repeated ids, so the sparse
+path and its summing of duplicate rows are exercised), five steps: each variable and each slot
+after each step within 1e-5 relative, the global step, and the names of ``opt.variables()``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tfmini as tm
+
+with np.load(Path(__file__).parents[1] / "goldens" / "train.npz") as _data:
+    GOLDENS = {k: _data[k] for k in _data.files}
+CASES = sorted(k[: -len("/config")] for k in GOLDENS if k.endswith("/config"))
+IDS = np.array([0, 2, 2, 5, 0, 2], np.int32)  # as the recorder's
+RTOL = 1e-5
+
+
+def _close(got, want, what: str) -> None:
+    got = np.asarray(got)
+    assert got.shape == want.shape and got.dtype == want.dtype, (
+        f"{what}: {got.dtype}{got.shape}, TensorFlow {want.dtype}{want.shape}")
+    # Relative to the array's scale, so entries near zero do not demand exact agreement.
+    scale = max(float(np.max(np.abs(want), initial=0.0)), 1e-30)
+    error = float(np.max(np.abs(got.astype(np.float64) - want), initial=0.0)) / scale
+    assert error <= RTOL, f"{what}: relative error {error:.3g}\ngot {got!r}\nTensorFlow {want!r}"
+
+
+def _loss(model: str, variables: dict, data: dict):
+    if model == "dense":
+        pred = tm.matmul(tm.constant(data["x"]), variables["w"]) + variables["b"]
+        return tm.reduce_sum(tm.square(pred - tm.constant(data["y"])) * tm.constant(data["s"]))
+    rows = tm.gather(variables["emb"], tm.constant(IDS))
+    return tm.reduce_sum(tm.square(rows - tm.constant(data["t"])) * tm.constant(data["s"]))
+
+
+def test_the_goldens_cover_every_optimizer_dense_and_sparse():
+    configs = [json.loads(str(GOLDENS[f"{c}/config"])) for c in CASES]
+    seen = {(c["optimizer"], c["model"], c["dtype"]) for c in configs}
+    for opt in ("GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
+                "AdamOptimizer"):
+        for model in ("dense", "sparse"):
+            for dtype in ("float32", "float64"):
+                assert (opt, model, dtype) in seen
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_trajectory_matches_tensorflow(case):
+    config = json.loads(str(GOLDENS[f"{case}/config"]))
+    init = {k.rsplit("/", 1)[1]: GOLDENS[k] for k in GOLDENS if k.startswith(f"{case}/init/")}
+    data = {k.rsplit("/", 1)[1]: GOLDENS[k] for k in GOLDENS if k.startswith(f"{case}/data/")}
+    g = tm.Graph()
+    with g.as_default():
+        variables = {k: tm.Variable(v, name=k) for k, v in init.items()}
+        gs = tm.train.get_or_create_global_step()
+        loss = _loss(config["model"], variables, data)
+        opt = getattr(tm.train, config["optimizer"])(**config["kwargs"])
+        train = opt.minimize(loss, global_step=gs, gate_gradients=config["gate"])
+        assert [v.name for v in opt.variables()] == GOLDENS[f"{case}/variables"].tolist()
+        watched = dict(variables)
+        for name in opt.get_slot_names():
+            for k, v in variables.items():
+                watched[f"slot/{name}/{k}"] = opt.get_slot(v, name)
+        assert {f"{case}/traj/{k}" for k in watched} == {
+            k for k in GOLDENS if k.startswith(f"{case}/traj/")}
+        with tm.Session(graph=g) as sess:
+            sess.run(tm.global_variables_initializer())
+            for step in range(config["steps"]):
+                sess.run(train)
+                for k, value in sess.run(watched).items():
+                    _close(value, GOLDENS[f"{case}/traj/{k}"][step], f"{case} step {step + 1} {k}")
+            assert sess.run(gs) == GOLDENS[f"{case}/global_step"]
