@@ -119,9 +119,9 @@ def test_shared_name_shares_the_storage(graph):
     with tm.Session() as sess:
         sess.run(R.Assign(ref=a, value=np.array([3, 4], F)))
         np.testing.assert_array_equal(sess.run(tm.identity(b)), [3, 4])
-        storage = sess.run(a)  # a fetched reference is its storage; np.asarray reads it
-        assert isinstance(storage, RefStorage)
-        np.testing.assert_array_equal(np.asarray(storage), [3, 4])
+        fetched = sess.run(a)  # a fetched reference gives its value, as in TensorFlow
+        assert not isinstance(fetched, RefStorage)
+        np.testing.assert_array_equal(fetched, [3, 4])
 
 
 def test_failed_run_rolls_back_ref_updates(graph):
@@ -148,3 +148,15 @@ def test_concurrent_assign_add_on_a_ref_loses_nothing(graph):
         for t in threads:
             t.join()
         np.testing.assert_array_equal(sess.run(w), [1600, 1600, 1600])
+
+
+def test_fetching_a_ref_output_gives_its_value():
+    g = tm.Graph()
+    with g.as_default():
+        v = tm.Variable([1.0, 2.0], use_resource=False, name="w")
+        bumped = tm.raw_ops.AssignAdd(ref=v, value=[1.0, 1.0])
+    with tm.Session(graph=g) as sess:
+        sess.run(v.initializer)
+        out = sess.run(bumped)
+        assert isinstance(out, np.ndarray) and out.flags.writeable
+        np.testing.assert_array_equal(out, [2.0, 3.0])

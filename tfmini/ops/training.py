@@ -190,17 +190,24 @@ def _adagrad_dense(v_res, a_res, var, accum, lr, grad, eps, update_slots):
         np.multiply(grad, grad, out=new_a)
         np.add(accum, new_a, out=new_a)
         accum = new_a
+    # TensorFlow's order (it matters in half precision): grad * lr first, then divided by
+    # sqrt(accum) + epsilon (V2) or multiplied by rsqrt(accum) (V1).
     out = v_res.scratch()
-    np.sqrt(accum, out=out)
-    if eps is None:
-        np.divide(grad, out, out=out)
-        out *= lr
-    else:
-        out += eps
-        np.divide(grad, out, out=out)
-        out *= lr
+    _adagrad_step(np.multiply(grad, lr), accum, eps, out)
     np.subtract(var, out, out=out)
     return out, new_a
+
+
+def _adagrad_step(scaled_grad, accum, eps, out):
+    """``out = scaled_grad / (sqrt(accum) + eps)``, or ``scaled_grad * rsqrt(accum)``."""
+    np.sqrt(accum, out=out)
+    if eps is None:
+        np.reciprocal(out, out=out)
+        np.multiply(scaled_grad, out, out=out)
+    else:
+        out += eps
+        np.divide(scaled_grad, out, out=out)
+    return out
 
 
 def _momentum_dense(v_res, a_res, var, accum, lr, grad, momentum, nesterov):
@@ -430,12 +437,7 @@ def _sparse_adagrad_kernel(op_type: str, v2: bool) -> Callable:
             def rows_update(vr, ar, gr):
                 if update_slots:
                     ar += gr * gr
-                step = np.sqrt(ar)
-                if eps is not None:
-                    step += eps
-                np.divide(gr, step, out=step)
-                step *= lr
-                vr -= step
+                vr -= _adagrad_step(gr * lr, ar, eps, np.empty_like(ar))
                 return vr, ar
 
             _sparse_apply(ctx, v_res, a_res, indices, grad, rows_update, update_slots)

@@ -110,6 +110,9 @@ def _finish(value: Any) -> Any:
         return value
     if isinstance(value, np.generic):
         return value
+    deref = getattr(value, "_tm_deref", None)
+    if deref is not None:
+        return _finish(deref())  # a fetched reference (Ref(T) output) gives its value, as TF
     if isinstance(value, (int, float, bool, complex, list, tuple)):
         arr = np.asarray(value)
         return arr[()] if arr.ndim == 0 else arr
