@@ -181,8 +181,9 @@ class _Batch:
 class _Configured:
     """What ConfigureTPUEmbedding sets up: the configuration, tables, queue and pending batch."""
 
-    def __init__(self, config: cfg.TPUEmbeddingConfiguration):
+    def __init__(self, config: cfg.TPUEmbeddingConfiguration, text: str):
         self.config = config
+        self.text = text
         cores = config.num_shards
         self.tables = [
             _Table(t, cores, config.sharding_strategy) for t in config.table_descriptor
@@ -256,7 +257,7 @@ def configure_tpu_embedding_kernel(ctx, *, config):
                 f"table {t.name!r}: optimizer {t.optimization_parameters.optimizer!r} is not "
                 f"simulated; supported: {', '.join(SUPPORTED_OPTIMIZERS)}",
             )
-    new = _Configured(parsed)
+    new = _Configured(parsed, config.decode() if isinstance(config, bytes) else config)
     dev = _device(ctx)
     with dev.cond:
         old = dev.state
@@ -803,7 +804,9 @@ def _activations(state: _Configured, batch: _Batch) -> list[np.ndarray]:
 
 
 def _check_same_config(state: _Configured, config: Any, op: str) -> None:
-    if config and _config_or_error(config, op) != state.config:
+    if not config or config == state.text:
+        return  # the common case, the very same string: no deep comparison per step
+    if _config_or_error(config, op) != state.config:
         raise invalid_argument(
             f"{op} was built for a different TPUEmbeddingConfiguration than the one "
             "ConfigureTPUEmbedding set up on this device"
