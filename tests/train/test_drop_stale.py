@@ -372,3 +372,12 @@ def test_eight_threads_two_hundred_steps(staleness, frequent_thread_switches):
     else:
         # Snapshots lag the global step by at most the staleness bound.
         assert step * (step - 1) / 2 - staleness * step <= u <= step * (step - 1) / 2
+
+
+def test_reference_variables_are_refused_with_a_reason():
+    with tm.Graph().as_default():
+        gs = tm.train.get_or_create_global_step()
+        w = tm.Variable(1.0, name="w", use_resource=False)
+        opt = DropStale(tm.train.GradientDescentOptimizer(1.0), 0)
+        with pytest.raises(TypeError, match=r"cannot update reference variables.*'w:0'"):
+            opt.minimize(w * 2.0, global_step=gs)

@@ -52,14 +52,18 @@ def test_the_goldens_cover_every_optimizer_dense_and_sparse():
                 assert (opt, model, dtype) in seen
 
 
+@pytest.mark.parametrize("use_resource", [True, False], ids=["resource", "ref"])
 @pytest.mark.parametrize("case", CASES)
-def test_trajectory_matches_tensorflow(case):
+def test_trajectory_matches_tensorflow(case, use_resource):
+    # Reference variables (use_resource=False) go through the Apply*/Scatter* ref ops and
+    # must give the same numbers.
     config = json.loads(str(GOLDENS[f"{case}/config"]))
     init = {k.rsplit("/", 1)[1]: GOLDENS[k] for k in GOLDENS if k.startswith(f"{case}/init/")}
     data = {k.rsplit("/", 1)[1]: GOLDENS[k] for k in GOLDENS if k.startswith(f"{case}/data/")}
     g = tm.Graph()
     with g.as_default():
-        variables = {k: tm.Variable(v, name=k) for k, v in init.items()}
+        variables = {k: tm.Variable(v, name=k, use_resource=use_resource)
+                     for k, v in init.items()}
         gs = tm.train.get_or_create_global_step()
         loss = _loss(config["model"], variables, data)
         opt = getattr(tm.train, config["optimizer"])(**config["kwargs"])

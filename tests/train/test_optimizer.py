@@ -485,3 +485,36 @@ def test_create_global_step_in_another_graph(g):
 def test_reexports():
     assert tm.train.global_variables is tm.global_variables
     assert tm.train.trainable_variables is tm.trainable_variables
+
+
+# ----------------------------------------------------------------------------------------
+# Reference variables (use_resource=False)
+
+
+def test_reference_variables_use_the_ref_ops_and_ref_slots(g):
+    w = tm.Variable([1.0, 2.0], name="w", use_resource=False)
+    emb = tm.Variable(np.ones((3, 2), np.float32), name="emb", use_resource=False)
+    gs = tm.Variable(np.int64(0), name="global_step", trainable=False, use_resource=False)
+    loss = tm.reduce_sum(w * w) + tm.reduce_sum(tm.gather(emb, [2, 2]))
+    opt = tm.train.AdagradOptimizer(0.5)
+    op = opt.minimize(loss, global_step=gs)
+    assert op.type == "AssignAdd"  # TensorFlow's op for a reference global step
+    types = {o.type for o in g.get_operations()}
+    assert {"ApplyAdagrad", "SparseApplyAdagrad"} <= types
+    assert not {"ResourceApplyAdagrad", "ResourceSparseApplyAdagrad"} & types
+    acc = opt.get_slot(w, "accumulator")
+    assert acc.name == "w/Adagrad:0" and acc.op.type == "VariableV2"
+    with tm.Session() as sess:
+        sess.run(tm.global_variables_initializer())
+        sess.run(op)
+        np.testing.assert_allclose(sess.run(acc), [0.1 + 4.0, 0.1 + 16.0], rtol=1e-6)
+        assert sess.run(gs) == 1
+        assert sess.run(emb)[2, 0] < 1.0 and sess.run(emb)[0, 0] == 1.0
+
+
+def test_adam_with_reference_variables_keeps_its_beta_powers_as_refs(g):
+    w = tm.Variable([1.0, 2.0], name="w", use_resource=False)
+    opt = tm.train.AdamOptimizer(0.1)
+    opt.minimize(tm.reduce_sum(w * w))
+    beta1_power = [v for v in opt.variables() if v.name == "beta1_power:0"][0]
+    assert beta1_power.op.type == "VariableV2"

@@ -37,7 +37,7 @@ from tfmini.ops.init_ops import zeros_initializer
 from tfmini.ops.math import less_equal
 from tfmini.ops.variable_scope import get_variable
 from tfmini.ops.variables import Variable, init_scope
-from tfmini.train.optimizer import Optimizer
+from tfmini.train.optimizer import Optimizer, is_ref_variable
 from tfmini.train.training_util import get_global_step
 
 
@@ -118,6 +118,8 @@ class DropStaleGradientOptimizer(Optimizer):
                 scope (a second ``apply_gradients``: TensorFlow's "Variable stale_counter
                 already exists, disallowed...").
             AttributeError: :meth:`compute_gradients` was not called first.
+            TypeError: the global step or a variable is a reference variable
+                (``use_resource=False``): tfmini's cond branches cannot update those.
         """
         if global_step is None:
             # TensorFlow fails colocating with the missing global step, with this message.
@@ -132,6 +134,16 @@ class DropStaleGradientOptimizer(Optimizer):
                 "(call compute_gradients, or minimize, before apply_gradients)"
             )
         grads_and_vars = tuple(grads_and_vars)  # iterated twice
+        refs = [v.name for v in [global_step, *(v for g, v in grads_and_vars if g is not None)]
+                if is_ref_variable(v)]
+        if refs:
+            # The update runs in a tm.cond branch, a function: a reference passed into one
+            # arrives as its value, so nothing could update it.
+            raise TypeError(
+                "DropStaleGradientOptimizer updates its variables inside tm.cond, whose "
+                "branches cannot update reference variables; use resource variables "
+                f"(use_resource=True, the default) for {refs}"
+            )
         stale_counter = get_variable("stale_counter", [], initializer=zeros_initializer(),
                                      trainable=False)
         # IndexedSlices contribute their op, as in TensorFlow.
@@ -147,7 +159,9 @@ class DropStaleGradientOptimizer(Optimizer):
         # Read the global step only once the lock is held: no update can slip in between the
         # check and our own apply.
         with control_dependencies(gradients + [lock]):
-            staleness = reshape(global_step - local_step, shape=())
+            # A fresh read in this scope (a reference variable's value() is its shared
+            # snapshot, which would not wait for the lock).
+            staleness = reshape(global_step.read_value() - local_step, shape=())
 
         def _accept_gradient_op() -> Output:
             applied = self._opt.apply_gradients(grads_and_vars, global_step=global_step,

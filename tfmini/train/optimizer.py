@@ -146,9 +146,9 @@ class _TensorProcessor:
         raise NotImplementedError("Trying to update a Tensor ", self._v)
 
 
-def _is_ref_variable(v: Any) -> bool:
-    # Reference variables (``tm.Variable(..., use_resource=False)`` where tfmini has them):
-    # a variable-like object whose op is a VariableV2 holding the value by reference.
+def is_ref_variable(v: Any) -> bool:
+    """Whether ``v`` is a reference variable (``tm.Variable(..., use_resource=False)``): its op
+    is a VariableV2 holding the value by reference."""
     op = getattr(v, "op", None)
     return isinstance(op, Operation) and op.type in ("VariableV2", "Variable") and hasattr(
         v, "assign")
@@ -157,7 +157,7 @@ def _is_ref_variable(v: Any) -> bool:
 def _get_processor(v: Any) -> Any:
     if _is_resource_variable(v):
         return _ResourceVariableProcessor(v)
-    if _is_ref_variable(v):
+    if is_ref_variable(v):
         return _RefVariableProcessor(v)
     if isinstance(v, Output):
         return _TensorProcessor(v)
@@ -482,14 +482,15 @@ class Optimizer:
         named = self._slot_dict(slot_name)
         key = _var_key(var)
         if key not in named:
-            prefix = var._shared_name if isinstance(var, Variable) else var.op.name
             vs_name = get_variable_scope().name
-            full = f"{prefix}/{op_name}"
+            full = f"{var.op.name}/{op_name}"
             full = f"{vs_name}/{full}" if vs_name else full
-            # Named from the variable scope, never the name scope, as get_variable names.
+            # Named from the variable scope, never the name scope, as get_variable names; a
+            # reference variable's slots are reference variables (the Apply* ops take refs).
             with scope_context(evolve(init_scope(), name_prefix="")):
                 named[key] = Variable(initial_value=initial_value, name=full, trainable=False,
-                                      dtype=dtype, validate_shape=validate_shape)
+                                      dtype=dtype, validate_shape=validate_shape,
+                                      use_resource=not is_ref_variable(var))
         return named[key]
 
     def _zeros_slot(self, var: Any, slot_name: str, op_name: str) -> Variable:
@@ -510,7 +511,8 @@ class Optimizer:
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            v = Variable(initial_value, name=name, trainable=False)
+            v = Variable(initial_value, name=name, trainable=False,
+                         use_resource=not is_ref_variable(colocate_with))
             self._non_slot_dict[key] = v
         return v
 
