@@ -105,7 +105,10 @@ def test_close_cancels_a_waiting_recv():
 
     thread = threading.Thread(target=receive)
     thread.start()
-    time.sleep(0.05)
+    deadline = time.monotonic() + 5
+    while not sess._waiters and time.monotonic() < deadline:  # until Recv is waiting
+        time.sleep(0.005)
+    assert sess._waiters
     sess.close()
     thread.join(timeout=5)
     assert not thread.is_alive()
