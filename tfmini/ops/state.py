@@ -93,7 +93,7 @@ class VariableResource:
     :meth:`finish_update`. ``version`` counts changes, for the undo of failed runs.
     """
 
-    __slots__ = ("value", "dtype", "lock", "version", "_spare")
+    __slots__ = ("value", "dtype", "lock", "version", "_spare", "_work")
 
     def __init__(self, dtype: DType):
         self.value: np.ndarray | None = None
@@ -103,6 +103,17 @@ class VariableResource:
         # The array the variable held before its last swap: the next dense update writes into
         # it once nobody else holds it (double buffering instead of a new array per update).
         self._spare: np.ndarray | None = None
+        self._work: np.ndarray | None = None
+
+    def work_buffer(self) -> np.ndarray:
+        """A writeable array shaped like ``value`` for one update's temporaries (call with
+        ``lock`` held). Kept between updates: a large variable's update would otherwise
+        page in a fresh temporary every step. Never part of the value or of an undo."""
+        work = self._work
+        value = self.value
+        if work is None or work.shape != value.shape or work.dtype != value.dtype:
+            work = self._work = np.empty_like(value)
+        return work
 
     @property
     def is_initialized(self) -> bool:

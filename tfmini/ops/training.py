@@ -193,7 +193,7 @@ def _adagrad_dense(v_res, a_res, var, accum, lr, grad, eps, update_slots):
     # TensorFlow's order (it matters in half precision): grad * lr first, then divided by
     # sqrt(accum) + epsilon (V2) or multiplied by rsqrt(accum) (V1).
     out = v_res.scratch()
-    _adagrad_step(np.multiply(grad, lr), accum, eps, out)
+    _adagrad_step(np.multiply(grad, lr, out=v_res.work_buffer()), accum, eps, out)
     np.subtract(var, out, out=out)
     return out, new_a
 
