@@ -14,7 +14,7 @@ from tfmini.core.wrappers import OpWrapper, op_class
 # gradient functions (and mark the ops that have none).
 from tfmini.ops import array, control_flow, math, nn, state, variables  # noqa: F401,E402
 from tfmini.ops import fused_batch_norm, indexed_slices, ref_variables  # noqa: F401,E402
-from tfmini.ops import tpu_embedding, training  # noqa: F401,E402
+from tfmini.ops import accumulators, tpu_embedding, training  # noqa: F401,E402
 from tfmini.ops import array_grad, math_grad, nn_grad  # noqa: F401,E402
 
 
