@@ -265,11 +265,15 @@ class Plan:
             kernel = op_def.kernel_for(dtype)
             if kernel is None:
                 have = ", ".join(sorted(op_def.kernels)) or "none"
+                hint = ""
+                if op_def.only_devices:
+                    places = " or ".join(f"/device:{d}:0" for d in op_def.only_devices)
+                    hint = f"; it runs only on {places}: place it there or leave its device unset"
                 raise errors.InvalidArgumentError(
                     None,
                     op,
                     f"No OpKernel was registered to support Op '{op.type}' used by node "
-                    f"{op.name} on device {dtype} (registered devices: {have}) "
+                    f"{op.name} on device {dtype} (registered devices: {have}){hint} "
                     f"(defined at {op.defined_at})",
                 )
             if op_def.is_blocking:
