@@ -35,8 +35,28 @@ from tfmini.ops.tpu_embedding_config import (
     shard_size,
     slot_names,
 )
+from tfmini.tpu.mid_level import (
+    FTRL,
+    SGD,
+    Adagrad,
+    Adam,
+    FeatureConfig,
+    RaggedInput,
+    SparseInput,
+    TableConfig,
+    TPUEmbedding,
+)
 
 __all__ = [
+    "FTRL",
+    "SGD",
+    "Adagrad",
+    "Adam",
+    "FeatureConfig",
+    "RaggedInput",
+    "SparseInput",
+    "TPUEmbedding",
+    "TableConfig",
     "AdadeltaParameters",
     "AdagradMomentumParameters",
     "AdagradParameters",
