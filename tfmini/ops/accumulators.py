@@ -282,7 +282,7 @@ class DenseAccumulator(_Accumulator):
         super().__init__(dtype, shape, reduction_type, name)
         self.sum: np.ndarray | None = None
         # The common case, a fully known declared shape, is one tuple comparison.
-        self._exact_shape = tuple(shape.dims) if shape.is_fully_defined else None
+        self._exact_shape = tuple(shape.dims) if shape.is_fully_defined() else None
 
     def _sum_state(self) -> Any:
         return self.sum
@@ -315,7 +315,8 @@ class DenseAccumulator(_Accumulator):
             if self.counter == 0:
                 new = np.array(grad, dtype=self.dtype.np_dtype, copy=True)
             else:
-                new = np.add(self.sum, grad)  # a new array: the snapshot keeps the old one
+                # A new array (0-d stays an array): the snapshot keeps the old one.
+                new = np.asarray(np.add(self.sum, grad))
             new.flags.writeable = False
             self.sum = new
             self.counter += 1
