@@ -863,9 +863,9 @@ class TPUEmbeddingConfiguration(_Message):
 
     Raises:
         TypeError: a field has the wrong type.
-        ValueError: duplicate table or feature names, a feature's table_id out of range,
-            a table with no features in the per-table (no feature descriptors) layout, or
-            dynamic learning-rate tags that are not dense 0..K-1.
+        ValueError: duplicate table names or non-empty feature names, a feature's table_id
+            out of range, a table with no features in the per-table (no feature descriptors)
+            layout, or dynamic learning-rate tags that are not dense 0..K-1.
     """
 
     UNSPECIFIED: ClassVar[str] = "UNSPECIFIED"
@@ -905,7 +905,8 @@ class TPUEmbeddingConfiguration(_Message):
                     f"{feature.table_id}, but there are {n_tables} tables "
                     f"(valid ids 0..{n_tables - 1})"
                 )
-            if feature.name in features:
+            # Unnamed features are normal (TensorFlow's mid-level API leaves names empty).
+            if feature.name and feature.name in features:
                 raise ValueError(
                     f"feature names must be unique: feature_descriptor[{i}] and "
                     f"feature_descriptor[{features[feature.name]}] are both named "

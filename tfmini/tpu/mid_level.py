@@ -443,7 +443,7 @@ class FeatureConfig:
         validate_weights_and_indices: a bool (recorded; the simulated device always checks).
         output_shape: the activation's shape without ``dim``; None derives it from
             ``batch_size`` (and ``max_sequence_length``).
-        name: the feature's name (None: its path in the feature structure).
+        name: the feature's name (None leaves the descriptor's name empty, as TensorFlow).
 
     Raises:
         ValueError: with TensorFlow's messages for each bad argument.
@@ -722,7 +722,7 @@ class TPUEmbedding:
         table_id = {id(t): i for i, t in enumerate(self._tables)}
         features = [
             cfg.FeatureDescriptor(
-                name=feature.name if feature.name else path,
+                name=feature.name or "",  # as TensorFlow: unnamed features stay ""
                 table_id=table_id[id(feature.table)],
                 input_shape=list(shape),
             )
