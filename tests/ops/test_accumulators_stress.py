@@ -278,3 +278,27 @@ def test_one_run_short_of_gradients_times_out_and_undoes_its_applies(graph):
             sess.run([q.take_grad(4)] + applies, options=tm.RunOptions(timeout_in_ms=150))
         assert sess.run(q.num_accumulated()) == 1  # the failed run's two applies are undone
         assert sess.run(q.take_grad(1)) == 5.0
+
+
+# ----------------------------------------------------------------------------------------
+# examples/sync_replicas.py
+
+
+def test_sync_replicas_example_trains_and_drops_the_late_gradients(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "sync_replicas.py"
+    spec = importlib.util.spec_from_file_location("sync_replicas_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = example.main(workers=3, steps=12, samples=32, slow_every=3)
+    # Worker 0 falls behind at steps 2, 5, 8 and 11 (unless, on a loaded machine, the
+    # others carried the chief past one of those steps before it even started it).
+    assert 1 <= out["late"] <= 4
+    assert out["dropped"] >= out["late"]  # every late gradient was dropped as stale
+    assert out["applied"] <= 3 * 12  # lock-step: at most one gradient per worker and step
+    assert all(2 <= n <= 3 for n in out["per_round"])  # the chief waits for workers - 1
+    assert out["losses"][-1] < 0.05 * out["losses"][0]
+    printed = capsys.readouterr().out
+    assert "dropped as stale" in printed and "step  10" in printed
