@@ -1051,3 +1051,38 @@ def test_undo_after_a_take_leaves_the_taken_gradient(graph):
     np.testing.assert_array_equal(taken[1], [[1.0]])
     runs[0].rollback()  # the gradient went to a successful take: it stays taken
     assert acc.counter == 0 and acc.global_step == 1
+
+
+# ----------------------------------------------------------------------------------------
+# TensorFlow 2.21 goldens (tools/record_goldens_accumulators.py)
+
+
+def _recorder():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "record_goldens_accumulators.py"
+    spec = importlib.util.spec_from_file_location("record_goldens_accumulators", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RECORDER = _recorder()
+
+
+@pytest.mark.parametrize("case", sorted(RECORDER.CASES))
+def test_matches_tensorflow_goldens(golden, case):
+    want = {k: v for k, v in golden("accumulators").items() if k.split("/")[0] == case}
+    with tm.Graph().as_default():
+        got = RECORDER.flatten(case, RECORDER.CASES[case](tm))
+    assert sorted(got) == sorted(want)
+    for key, expected in want.items():
+        value = got[key]
+        if expected.dtype.kind == "U":  # "<ErrorClass>: <TensorFlow's kernel message>"
+            cls, _, message = str(expected).partition(": ")
+            assert str(value).startswith(cls + ":"), (key, str(value))
+            assert message in str(value), (key, str(value))
+        else:
+            assert value.dtype == expected.dtype, key
+            np.testing.assert_array_equal(value, expected, err_msg=key)
