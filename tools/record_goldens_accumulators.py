@@ -18,9 +18,6 @@ import numpy as np
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "tests", "goldens", "accumulators.npz")
 
-# A run's outcome: the fetched value(s), or the error class and message.
-Outcome = object
-
 
 def _message(e: Exception) -> str:
     """The kernel's own message: TensorFlow wraps it in "Graph execution error" lines."""
