@@ -179,3 +179,17 @@ def test_raw_ops_function_is_documented():
     fn = tm.raw_ops.Placeholder
     assert fn.__name__ == "Placeholder"
     assert "Attrs: dtype: type, shape: shape = TensorShape(None)" in fn.__doc__
+
+
+def test_required_attrs_may_follow_the_inputs_positionally():
+    # TensorFlow's Java API: ResourceAccumulatorTakeGradient.create(scope, handle, n, dtype).
+    g = tm.Graph()
+    scope = tm.Scope(g)
+    p = tm.ops.Placeholder.create(scope, tm.float32)  # Placeholder has no inputs: dtype first
+    assert p.output().dtype == tm.float32
+    c = tm.ops.Cast.create(scope.with_name("c"), p.output(), tm.int32)
+    assert c.y().dtype == tm.int32
+    with pytest.raises(TypeError, match="got multiple values for attr 'DstT'"):
+        tm.ops.Cast.create(scope, p.output(), tm.int32, DstT=tm.int64)
+    with pytest.raises(TypeError, match="and the attr"):
+        tm.ops.Cast.create(scope, p.output(), tm.int32, True)  # Truncate has a default

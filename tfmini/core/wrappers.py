@@ -50,14 +50,21 @@ def _split_call(op_def: OpDef, args: tuple, kwargs: dict, *, positional_ok: bool
             renamed[real] = value
         kwargs = renamed
     in_names = [a.name for a in op_def.inputs]
-    if len(args) > len(in_names):
+    # As TensorFlow's Java API: the required attrs (no default, not inferred from the inputs)
+    # may follow the inputs positionally: create(scope, handle, num_required, dtype).
+    required = [a.name for a in op_def.attrs
+                if not a.has_default and a.name not in op_def.inferred_attr_names]
+    if len(args) > len(in_names) + len(required):
         raise TypeError(
-            f"{op_def.name} takes {len(in_names)} input(s) ({', '.join(in_names) or 'none'}), "
-            f"got {len(args)} positional argument(s)"
+            f"{op_def.name} takes {len(in_names)} input(s) ({', '.join(in_names) or 'none'})"
+            + (f" and the attr(s) {', '.join(required)}" if required else "")
+            + f", got {len(args)} positional argument(s)"
         )
     values: dict[str, Any] = dict(zip(in_names, args)) if positional_ok else {}
-    attrs: dict[str, Any] = {}
+    attrs: dict[str, Any] = dict(zip(required, args[len(in_names):])) if positional_ok else {}
     for key, value in kwargs.items():
+        if key in attrs:
+            raise TypeError(f"{op_def.name} got multiple values for attr '{key}'")
         if key in in_names:
             if key in values:
                 raise TypeError(f"{op_def.name} got multiple values for input '{key}'")
@@ -103,7 +110,11 @@ class OpWrapper:
 
     @classmethod
     def create(cls, scope: Scope, *inputs: Any, **attrs: Any):
-        """Builds one ``OP_NAME`` op in ``scope`` and returns its wrapper."""
+        """Builds one ``OP_NAME`` op in ``scope`` and returns its wrapper.
+
+        Positional arguments are the inputs in OpDef order, then (as in TensorFlow's Java
+        API) the required attrs; any input or attr may also be given by keyword.
+        """
         if not isinstance(scope, Scope):
             raise TypeError(
                 f"{cls.OP_NAME}.create expects a tm.Scope as first argument, got {scope!r}"
