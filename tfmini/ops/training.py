@@ -191,7 +191,7 @@ def _adagrad_dense(v_res, a_res, var, accum, lr, grad, eps, update_slots):
         np.add(accum, new_a, out=new_a)
         accum = new_a
     # TensorFlow's order (it matters in half precision): grad * lr first, then divided by
-    # sqrt(accum) + epsilon (V2) or multiplied by rsqrt(accum) (V1).
+    # sqrt(accum) (+ epsilon for V2).
     out = v_res.scratch()
     _adagrad_step(np.multiply(grad, lr, out=v_res.work_buffer()), accum, eps, out)
     np.subtract(var, out, out=out)
@@ -199,14 +199,12 @@ def _adagrad_dense(v_res, a_res, var, accum, lr, grad, eps, update_slots):
 
 
 def _adagrad_step(scaled_grad, accum, eps, out):
-    """``out = scaled_grad / (sqrt(accum) + eps)``, or ``scaled_grad * rsqrt(accum)``."""
+    """``out = scaled_grad / (sqrt(accum) + eps)`` (V1: no ``eps``; TensorFlow multiplies by
+    ``rsqrt(accum)``, which a division matches to the last bit or one ulp, one pass fewer)."""
     np.sqrt(accum, out=out)
-    if eps is None:
-        np.reciprocal(out, out=out)
-        np.multiply(scaled_grad, out, out=out)
-    else:
+    if eps is not None:
         out += eps
-        np.divide(scaled_grad, out, out=out)
+    np.divide(scaled_grad, out, out=out)
     return out
 
 
