@@ -1,8 +1,7 @@
 """Custom ops: the documented example (docs/custom_ops.md) runs, and custom ops are first class.
 
-The Python blocks of the doc are executed in order, so the doc cannot rot; a block whose first
-line is ``# needs: tm.<name>`` runs once that name exists (and is skipped, visibly, before).
-Every op the doc or a test registers is unregistered afterwards.
+The Python blocks of the doc are executed in order, so the doc cannot rot. Every op the doc
+or a test registers is unregistered afterwards.
 """
 
 from __future__ import annotations
@@ -26,16 +25,10 @@ EXAMPLE = ROOT / "examples" / "custom_op.py"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
-def _doc_blocks() -> list[tuple[int, str, list[str]]]:
-    """(line offset, code, needed tm names) for each python block of the doc."""
+def _doc_blocks() -> list[tuple[int, str]]:
+    """(line offset, code) for each python block of the doc."""
     text = DOC.read_text(encoding="utf-8")
-    blocks = []
-    for m in _BLOCK.finditer(text):
-        code = m.group(1)
-        needs = re.match(r"# needs: (.+)\n", code)
-        names = [n.strip().removeprefix("tm.") for n in needs.group(1).split(",")] if needs else []
-        blocks.append((text.count("\n", 0, m.start(1)), code, names))
-    return blocks
+    return [(text.count("\n", 0, m.start(1)), m.group(1)) for m in _BLOCK.finditer(text)]
 
 
 def _doc_line(snippet: str) -> int:
@@ -45,33 +38,25 @@ def _doc_line(snippet: str) -> int:
 
 
 @pytest.fixture
-def clean_registry(monkeypatch):
-    """Unregisters every op registered during the test; tm.import_graph_def is available."""
-    if not hasattr(tm, "import_graph_def"):
-        # The public name is wired in tfmini/__init__.py; until then the doc uses the function.
-        monkeypatch.setattr(tm, "import_graph_def", serialize.import_graph_def, raising=False)
+def clean_registry():
+    """Unregisters every op registered during the test."""
     before = set(registry.registered_ops())
     yield
     for name in set(registry.registered_ops()) - before:
         registry.unregister(name)
 
 
-def _run_doc(include_gated: bool = False) -> tuple[dict, list[int]]:
+def _run_doc() -> dict:
     namespace: dict = {"__name__": "custom_ops_doc"}
-    skipped = []
-    for i, (offset, code, needs) in enumerate(_doc_blocks()):
-        if needs and not (include_gated or all(hasattr(tm, n) for n in needs)):
-            skipped.append(i)
-            continue
+    for offset, code in _doc_blocks():
         # Padding keeps line numbers (tracebacks, "defined at") those of the doc itself.
         exec(compile("\n" * offset + code, str(DOC), "exec"), namespace)
-    return namespace, skipped
+    return namespace
 
 
 @pytest.fixture
 def doc(clean_registry):
-    namespace, _ = _run_doc()
-    return namespace
+    return _run_doc()
 
 
 # ----------------------------------------------------------------------------------------
@@ -82,18 +67,11 @@ def test_doc_has_the_promised_blocks():
     blocks = _doc_blocks()
     assert len(blocks) >= 6
     assert '@tm.register_op(\n    "Swish"' in blocks[0][1]
-    assert [needs for _, _, needs in blocks if needs] == [["gradients"]]
 
 
 def test_documented_example_runs(clean_registry):
-    _, skipped = _run_doc()
-    gated = [i for i, (_, _, needs) in enumerate(_doc_blocks()) if needs]
-    assert skipped == [i for i in gated if not hasattr(tm, "gradients")]
-
-
-@pytest.mark.skipif(not hasattr(tm, "gradients"), reason="tm.gradients not written yet")
-def test_documented_gradient_runs(clean_registry):
-    _run_doc(include_gated=True)
+    namespace = _run_doc()
+    assert "grad" in namespace  # the gradient block ran too
 
 
 def test_swish_values_and_build_time_shapes(doc):

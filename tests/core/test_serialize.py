@@ -598,7 +598,6 @@ def test_function_library_errors(call_op):
         assert g3.get_operations() == []
 
 
-@pytest.mark.skipif(not hasattr(tm, "cond"), reason="tm.cond not written yet")
 def test_cond_round_trip():
     g = tm.Graph()
     with g.as_default():
@@ -634,8 +633,6 @@ def test_graph_to_dict_refuses_two_functions_with_one_name(call_op):
         graph_to_dict(g)
 
 
-@pytest.mark.skipif(not hasattr(tm, "while_loop") or not hasattr(tm, "Variable"),
-                    reason="control flow / variables not written yet")
 def test_captures_and_loops_round_trip():
     """A cond capturing a variable handle and a while loop: the functions keep their captures,
     so shape functions inside still see the variable's dtype and shape."""
@@ -672,7 +669,6 @@ def test_captures_and_loops_round_trip():
                 np.testing.assert_array_equal(u, w)
 
 
-@pytest.mark.skipif(not hasattr(tm, "cond"), reason="tm.cond not written yet")
 def test_cond_after_import_keeps_function_names_unique():
     import tfmini.ops.control_flow as control_flow
 
@@ -695,10 +691,6 @@ def test_cond_after_import_keeps_function_names_unique():
     graph_to_dict(g)
 
 
-@pytest.mark.skipif(
-    not all(hasattr(tm, n) for n in ("Variable", "matmul", "reduce_mean", "cond", "while_loop")),
-    reason="model families not written yet",
-)
 def test_small_model_round_trip():
     """Families together: variables, matmul, nn, reductions, cond and a loop, via JSON text."""
     rng = np.random.default_rng(1)
@@ -743,7 +735,6 @@ def test_small_model_round_trip():
             np.testing.assert_allclose(a[1], a[0] * 1.5**3, rtol=1e-6)
 
 
-@pytest.mark.skipif(not hasattr(tm, "cond"), reason="tm.cond not written yet")
 def test_import_inside_a_cond_branch_captures_mapped_inputs():
     sub = tm.Graph()
     with sub.as_default():

@@ -30,12 +30,13 @@ FLOAT_DTYPES = (np.float64, np.float32)
 
 
 def needs_gradients(*op_types: str) -> None:
-    """Skips the test while an op type of another family has no gradient registered yet."""
+    """Fails clearly when an op type of another family that the test relies on has no
+    gradient (rather than failing deep inside tm.gradients)."""
     missing = [t for t in op_types
                if registry.lookup(t) is None
                or (registry.lookup(t).grad_fn is None and not registry.lookup(t).no_gradient)]
     if missing:
-        pytest.skip(f"no gradient registered yet for {', '.join(missing)} (other families)")
+        pytest.fail(f"no gradient registered for {', '.join(missing)} (other families)")
 
 
 def away_from_kinks(shape, dtype, scale: float = 2.0, seed: int = 0) -> np.ndarray:

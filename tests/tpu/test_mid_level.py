@@ -23,11 +23,6 @@ T = tm.tpu
 # Written by tools/record_goldens_tpu_config.py from TensorFlow 2.21's mid-level objects.
 GOLDEN = json.loads((Path(__file__).parents[1] / "goldens" / "tpu_config.json").read_text())
 
-requires_ops = pytest.mark.skipif(
-    not hasattr(tm.raw_ops, "RecvTPUEmbeddingActivations"),
-    reason="the simulated embedding ops are not registered yet")
-
-
 # ---- the configuration TensorFlow's mid-level API produces -------------------------------
 
 
@@ -298,7 +293,6 @@ def _train_once(emb, enqueue, train, feed=None):
         return sess.run(emb.variables)
 
 
-@requires_ops
 def test_activations_are_tensorflows_test_values(graph):
     emb, enqueue, act, _ = _setup(T.SGD(0.1))
     with tm.Session() as sess:
@@ -311,7 +305,6 @@ def test_activations_are_tensorflows_test_values(graph):
     np.testing.assert_array_equal(got["friends"][:2], [[6, 7], [2, 3]])
 
 
-@requires_ops
 def test_sgd_update(graph):
     emb, enqueue, _, train = _setup(T.SGD(0.1))
     v = _train_once(emb, enqueue, train)
@@ -324,7 +317,6 @@ def test_sgd_update(graph):
     assert np.any(gu[~untouched] != 0)
 
 
-@requires_ops
 def test_adagrad_update(graph):
     emb, enqueue, _, train = _setup(T.Adagrad(0.1, initial_accumulator_value=0.2))
     v = _train_once(emb, enqueue, train)
@@ -335,7 +327,6 @@ def test_adagrad_update(graph):
                                rtol=1e-5)
 
 
-@requires_ops
 @pytest.mark.parametrize("sum_inside_sqrt", [True, False])
 def test_adam_update_without_bias_correction(sum_inside_sqrt, graph):
     opt = T.Adam(0.1, beta_1=0.8, beta_2=0.9, epsilon=0.5, sum_inside_sqrt=sum_inside_sqrt)
@@ -352,7 +343,6 @@ def test_adam_update_without_bias_correction(sum_inside_sqrt, graph):
     np.testing.assert_allclose(v["user"]["parameters"], expect, rtol=1e-5)
 
 
-@requires_ops
 def test_ftrl_update(graph):
     emb, enqueue, _, train = _setup(T.FTRL(0.1, initial_accumulator_value=0.5))
     v = _train_once(emb, enqueue, train)
@@ -371,7 +361,6 @@ def test_ftrl_update(graph):
     np.testing.assert_allclose(v["video"]["parameters"], expect, rtol=1e-4, atol=1e-5)
 
 
-@requires_ops
 def test_dynamic_learning_rates_are_fed_per_tag(graph):
     lr_video = tm.placeholder(tm.float32, [], name="lr_video")
     lr_user = tm.placeholder(tm.float32, [], name="lr_user")
@@ -386,7 +375,6 @@ def test_dynamic_learning_rates_are_fed_per_tag(graph):
     np.testing.assert_allclose(v["user"]["parameters"], USER - 0.25 * gu, rtol=1e-6)
 
 
-@requires_ops
 def test_gradient_and_weight_clipping(graph):
     opt = T.SGD(1.0, clipvalue=0.5, clip_weight_min=-1.0, clip_weight_max=20.0)
     emb, enqueue, _, train = _setup(opt)
@@ -398,7 +386,6 @@ def test_gradient_and_weight_clipping(graph):
     np.testing.assert_allclose(v["video"]["parameters"], expect, rtol=1e-6)
 
 
-@requires_ops
 @pytest.mark.parametrize("hosts, cores, sharding", [(2, 1, "DIV_DEFAULT"), (3, 2, "MOD"),
                                                     (4, 4, "DIV_DEFAULT")])
 def test_sharding_gives_the_same_training(hosts, cores, sharding, graph):
@@ -415,7 +402,6 @@ def test_sharding_gives_the_same_training(hosts, cores, sharding, graph):
             np.testing.assert_allclose(many[table][slot], one[table][slot], rtol=1e-6)
 
 
-@requires_ops
 def test_inference_mode_never_updates(graph):
     video = T.TableConfig(8, 4, initializer=lambda shape, dtype=None: VIDEO, name="video")
     emb = T.TPUEmbedding({"w": T.FeatureConfig(video)}, T.SGD(1.0), batch_size=4)
@@ -432,7 +418,6 @@ def test_inference_mode_never_updates(graph):
         np.testing.assert_array_equal(sess.run(emb.variables["video"]["parameters"]), VIDEO)
 
 
-@requires_ops
 def test_retrieve_then_load_round_trips(graph):
     video = T.TableConfig(8, 4, initializer=lambda shape, dtype=None: VIDEO, name="video")
     emb = T.TPUEmbedding({"w": T.FeatureConfig(video)}, T.Adagrad(0.1), batch_size=4,
@@ -456,7 +441,6 @@ def test_retrieve_then_load_round_trips(graph):
         np.testing.assert_allclose(sess.run(table["accumulators"]), 0.1)
 
 
-@requires_ops
 def test_dense_ragged_and_weighted_inputs(graph):
     video = T.TableConfig(8, 4, initializer=lambda shape, dtype=None: VIDEO, combiner="sum",
                           name="video")
