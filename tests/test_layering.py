@@ -16,7 +16,13 @@ FORBIDDEN = {
     "ops": {"runtime", "gradients", "train", "keras", "tpu"},
     "runtime": {"gradients", "train", "keras", "tpu"},
     "gradients": {"runtime", "train", "keras", "tpu"},
-    "keras": {"runtime", "tpu"},  # the default session comes from core.context
+    # The If/While gradients call tm.gradients, so they sit at the gradients layer.
+    "control_flow_grad": {"runtime", "train", "keras", "tpu"},
+    # The top layers use the default session through core.context, never the runtime.
+    "train": {"runtime", "keras", "tpu"},
+    "contrib": {"runtime", "keras", "tpu"},
+    "keras": {"runtime", "tpu"},
+    "tpu": {"runtime", "keras"},
 }
 
 
