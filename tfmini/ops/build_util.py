@@ -16,7 +16,7 @@ from tfmini.core import registry
 from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import convert_to_tensor, is_symbolic
 from tfmini.core.dtypes import DType
-from tfmini.core.graph import check_op_name
+from tfmini.core.graph import Output, check_op_name
 from tfmini.core.scope import Scope, current_scope, scope_context
 
 # ----------------------------------------------------------------------------------------
@@ -42,6 +42,34 @@ def exact_sub_scope(scope: Scope, base: str) -> Scope:
 
 # ----------------------------------------------------------------------------------------
 # Building
+
+
+def build_output(op_type: str, inputs: list, attrs: dict | None = None,
+                 name: str | None = None):
+    """Builds ``op_type`` in the current scope and returns its first output."""
+    return build_op(current_scope(), op_type, inputs, attrs, name=name).outputs[0]
+
+
+def as_operand(value: Any, dtype: DType | None = None) -> Output:
+    """``value`` as an Output; a literal takes ``dtype`` (TypeError if it cannot)."""
+    if isinstance(value, Output):
+        return value
+    if is_symbolic(value):
+        return convert_to_tensor(value)
+    try:
+        return convert_to_tensor(value, dtype=dtype)
+    except ValueError as e:
+        raise TypeError(str(e)) from e
+
+
+def operand_pair(x: Any, y: Any) -> tuple[Output, Output]:
+    """``x`` and ``y`` as Outputs; a literal takes the dtype of the other operand (of ``x``
+    when both are literals or both tensors)."""
+    if not is_symbolic(x) and is_symbolic(y):
+        y = as_operand(y)
+        return as_operand(x, y.dtype), y
+    x = as_operand(x)
+    return x, as_operand(y, x.dtype)
 
 
 def autopack(value: Any, dtype: DType | None = None) -> Any:

@@ -13,12 +13,31 @@ from typing import Any
 import numpy as np
 
 from tfmini import errors
+from tfmini.core.dtypes import DType
 from tfmini.core.shapes import dims_str
 
 
 def invalid_argument(message: str) -> errors.InvalidArgumentError:
     """The run-time error a kernel raises; the executor adds op type, name and location."""
     return errors.InvalidArgumentError(None, None, message)
+
+
+def _attr_text(value: Any) -> str:
+    if isinstance(value, DType):
+        return "DT_" + value.name.upper()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def no_kernel(node) -> errors.InvalidArgumentError:
+    """TensorFlow's "No OpKernel was registered" error for ``node`` (an Operation)."""
+    # TensorFlow's OpDef admits these types but TensorFlow registers no CPU kernel for them.
+    attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in sorted(node.attrs.items()))
+    return invalid_argument(
+        f"No OpKernel was registered to support Op '{node.type}' used by {{{{node {node.name}}}}} "
+        f"with these attrs: [{attrs}]",
+    )
 
 
 def as_int_list(value: Any) -> list[int]:
