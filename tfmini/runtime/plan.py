@@ -387,9 +387,10 @@ class Plan:
                 line = f"{', '.join(targets)}, = {call}"
             # A dead value whose name no output took would live until the plan returns: drop
             # it now (on the same line, so a failing kernel still maps to this step and still
-            # finds its inputs in the frame). "_" may hold an unused output of a multi-output op.
+            # finds its inputs in the frame). "_" may hold an unused output of a multi-output op
+            # (only when the line assigns: a multi-output op run for its effects assigns none).
             dead = [n for n in died if n not in targets]
-            if "_" in targets and nout > 1:
+            if "_" in targets and nout > 1 and line != call:
                 dead.append("_")
             if dead:
                 line += f"; del {', '.join(dead)}"
