@@ -6,7 +6,13 @@ Each test pins a bug found in review (or a behaviour checked against TensorFlow 
 
 from __future__ import annotations
 
+import threading
+
+import numpy as np
+import pytest
+
 import tfmini as tm
+from tfmini.core.registry import register_op, unregister
 
 # -- multi-output ops run for their effects ----------------------------------------------
 
@@ -27,3 +33,98 @@ def test_multi_output_op_as_a_control_dependency_runs(graph):
         out = tm.identity(x * 2.0)
     with tm.Session(graph=graph) as sess:
         assert sess.run(out, {x: [1, 1, 2, 3]}).tolist() == [2.0, 2.0, 4.0, 6.0]
+
+
+# -- blocking ops (a tiny counter resource, as in test_blocking.py) ----------------------
+
+
+class _Counter:
+    def __init__(self):
+        self.value = 0
+        self.cond = threading.Condition()
+
+
+def _counter(ctx, name):
+    return ctx.resource_manager.lookup_or_create("", name, _Counter)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def review_ops():
+    @register_op("RvSignal", inputs=["x: float"], outputs=["y: float"],
+                 attrs=["counter: string"], stateful=True)
+    def signal(ctx, x, *, counter):
+        c = _counter(ctx, counter)
+        with c.cond:
+            c.value += 1
+            c.cond.notify_all()
+        return x
+
+    @register_op("RvWaitFor", inputs=["n: int32"], outputs=["count: int32"],
+                 attrs=["counter: string"], stateful=True, blocking=True,
+                 shape_fn=lambda ic: [()])
+    def wait_for(ctx, n, *, counter):
+        c = _counter(ctx, counter)
+        with c.cond:
+            ctx.wait(c.cond, lambda: c.value >= n, f"counter '{counter}'")
+            return np.int32(c.value)
+
+    yield
+    unregister("RvSignal")
+    unregister("RvWaitFor")
+
+
+def _wait(n, counter):
+    return tm.raw_ops.RvWaitFor(n=n, counter=counter)
+
+
+def _signal(x, counter):
+    return tm.raw_ops.RvSignal(x=x, counter=counter)
+
+
+# A deadline, so that a regression fails the test instead of hanging it.
+_PATIENT = tm.RunOptions(timeout_in_ms=5000)
+
+
+# -- a blocking step inside a function (cond branch, loop body) --------------------------
+
+
+def test_blocking_step_in_a_cond_branch_is_satisfied_by_the_same_run(graph):
+    # TF runs If asynchronously: a dequeue in a branch is fed by an enqueue of the same run
+    # (checked with tf.compat.v1 and control flow v2). tfmini ran the If inline, so the branch
+    # waited for a signal that could only run after it: DeadlineExceededError (or a hang).
+    pred = tm.placeholder(tm.bool, shape=(), name="pred")
+    out = tm.cond(pred, lambda: _wait(1, "cond"), lambda: tm.constant(-1))
+    sig = _signal(tm.constant(0.0), "cond")  # built after: in creation order it runs later
+    with tm.Session(graph=graph) as sess:
+        assert sess.run([out, sig], {pred: True}, options=_PATIENT) == [1, 0.0]
+        assert sess.run([out, sig], {pred: False}, options=_PATIENT) == [-1, 0.0]
+
+
+def test_blocking_step_in_a_while_body_is_satisfied_by_the_same_run(graph):
+    def body(i):
+        return i + _wait(1, "loop") * 0 + 1
+
+    out = tm.while_loop(lambda i: i < 3, body, [tm.constant(0)])
+    sig = _signal(tm.constant(0.0), "loop")
+    with tm.Session(graph=graph) as sess:
+        assert sess.run([out, sig], options=_PATIENT) == [3, 0.0]
+
+
+def test_blocking_step_in_a_cond_nested_in_a_while_body(graph):
+    def body(i):
+        inner = tm.cond(i > 0, lambda: _wait(1, "nested"), lambda: tm.constant(0))
+        return i + inner * 0 + 1
+
+    out = tm.while_loop(lambda i: i < 3, body, [tm.constant(0)])
+    sig = _signal(tm.constant(0.0), "nested")
+    with tm.Session(graph=graph) as sess:
+        assert sess.run([out, sig], options=_PATIENT) == [3, 0.0]
+
+
+def test_function_without_blocking_steps_keeps_the_compiled_path(graph):
+    x = tm.placeholder(tm.float32, shape=(), name="x")
+    out = tm.cond(x > 0, lambda: x * 2.0, lambda: x - 1.0)
+    with tm.Session(graph=graph) as sess:
+        assert sess.run(out, {x: 3.0}) == 6.0
+        (plan,) = sess._plans.values()
+    assert not plan.has_blocking

@@ -31,6 +31,7 @@ import numpy as np
 from tfmini import errors
 from tfmini.core import registry
 from tfmini.core.devices import device_type_of
+from tfmini.core.function import FuncGraph
 from tfmini.core.graph import Operation, Output
 from tfmini.core.opdef import Kernel, arg_slices
 from tfmini.core.shapes import dims_str
@@ -124,6 +125,25 @@ def _with_deref(fn, takes_ctx: bool, positions: list[tuple[int, list[int] | None
         return fn(*args)
 
     return call
+
+
+def _may_block(op: Operation, memo: dict[FuncGraph, bool]) -> bool:
+    """Whether running ``op`` may wait: it is a blocking op, or it calls a function (a cond
+    branch, a loop body) that holds one, at any depth. Such a step runs on its own thread, as
+    TensorFlow runs If/While asynchronously: the steps that satisfy the wait keep running."""
+    op_def = registry.lookup(op.type) or op.op_def
+    if op_def.is_blocking:
+        return True
+    for value in op.attrs.values():
+        for fn in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(fn, FuncGraph):
+                hit = memo.get(fn)
+                if hit is None:
+                    memo[fn] = False  # a function that (somehow) calls itself
+                    hit = memo[fn] = any(_may_block(o, memo) for o in fn.get_operations())
+                if hit:
+                    return True
+    return False
 
 
 def _find_cycle(ops: set[Operation], feeds: set[Output]) -> list[Operation]:
@@ -259,6 +279,7 @@ class Plan:
         needed_outputs: set[Output] = set(self.fetches)
         for op in order:
             needed_outputs.update(op.inputs)
+        blocking_memo: dict[FuncGraph, bool] = {}
         for op in order:
             op_def = registry.lookup(op.type) or op.op_def
             dtype = device_type_of(op.device)
@@ -276,7 +297,8 @@ class Plan:
                     f"{op.name} on device {dtype} (registered devices: {have}){hint} "
                     f"(defined at {op.defined_at})",
                 )
-            if op_def.is_blocking:
+            blocking = _may_block(op, blocking_memo)
+            if blocking:
                 self.has_blocking = True
             inputs: list = []
             for g in _input_groups(op):
@@ -299,7 +321,7 @@ class Plan:
             if deref:
                 fn = _with_deref(fn, kernel.takes_ctx, deref)
             step = Step(op, fn, kernel.takes_ctx, inputs, outputs, self._device_index(op.device))
-            step.blocking = op_def.is_blocking
+            step.blocking = blocking
             self.steps.append(step)
         self.num_slots = nslots
         self.fetch_slots = [slot_of[o] for o in self.fetches]
