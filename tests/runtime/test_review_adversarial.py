@@ -7,6 +7,7 @@ Each test pins a bug found in review (or a behaviour checked against TensorFlow 
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -68,9 +69,47 @@ def review_ops():
             ctx.wait(c.cond, lambda: c.value >= n, f"counter '{counter}'")
             return np.int32(c.value)
 
+    @register_op("RvRaise", inputs=["x: float"], outputs=["y: float"],
+                 attrs=["kind: string", "blocking: bool = false"])
+    def raise_(x, *, kind, blocking):
+        time.sleep(0.01)  # let the blocking steps dispatched before this one start waiting
+        raise _RAISE[kind]("raised by a kernel")
+
+    @register_op("RvRaiseBlocking", inputs=["x: float"], outputs=["y: float"],
+                 attrs=["kind: string"], blocking=True)
+    def raise_blocking(x, *, kind):
+        raise _RAISE[kind]("raised by a blocking kernel")
+
+    @register_op("RvSlow", inputs=["x: float"], outputs=["y: float"], blocking=True)
+    def slow(x):
+        time.sleep(0.1)  # blocking, but deaf to cancellation for a while
+        return x
+
+    @register_op("RvLogged", inputs=["n: int32"], outputs=["count: int32"],
+                 attrs=["counter: string"], stateful=True, blocking=True)
+    def logged_wait(ctx, n, *, counter):
+        c = _counter(ctx, counter)
+        try:
+            with c.cond:
+                ctx.wait(c.cond, lambda: c.value >= n, f"counter '{counter}'")
+                return np.int32(c.value)
+        finally:
+            time.sleep(0.05)  # still busy a little after its wait ended
+            _EVENTS.append("blocking step stopped")
+
+    @register_op("RvStateful", inputs=["x: float"], outputs=["y: float"], stateful=True)
+    def stateful(ctx, x):
+        ctx.on_failure(lambda: _EVENTS.append("rolled back"))
+        return x
+
     yield
-    unregister("RvSignal")
-    unregister("RvWaitFor")
+    for name in ("RvSignal", "RvWaitFor", "RvRaise", "RvRaiseBlocking", "RvSlow", "RvLogged",
+                 "RvStateful"):
+        unregister(name)
+
+
+_RAISE = {"interrupt": KeyboardInterrupt, "exit": SystemExit, "value": ValueError}
+_EVENTS: list[str] = []
 
 
 def _wait(n, counter):
@@ -128,3 +167,64 @@ def test_function_without_blocking_steps_keeps_the_compiled_path(graph):
         assert sess.run(out, {x: 3.0}) == 6.0
         (plan,) = sess._plans.values()
     assert not plan.has_blocking
+
+
+# -- BaseException from kernels, failures while blocking steps are in flight -------------
+
+
+def _scheduler_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("tfmini ")]
+
+
+@pytest.mark.parametrize("kind", ["interrupt", "exit"])
+def test_base_exception_from_a_blocking_kernel_is_not_wrapped(graph, kind):
+    # A blocking kernel runs on a worker thread; its KeyboardInterrupt/SystemExit came back as
+    # UnknownError("KeyboardInterrupt: ...").
+    out = tm.raw_ops.RvRaiseBlocking(x=tm.constant(1.0), kind=kind)
+    with tm.Session(graph=graph) as sess:
+        with pytest.raises(_RAISE[kind], match="raised by a blocking kernel"):
+            sess.run(out, options=_PATIENT)
+
+
+def test_ordinary_error_from_a_blocking_kernel_is_still_wrapped(graph):
+    out = tm.raw_ops.RvRaiseBlocking(x=tm.constant(1.0), kind="value", name="blk")
+    with tm.Session(graph=graph) as sess:
+        with pytest.raises(tm.errors.InvalidArgumentError, match="RvRaiseBlocking 'blk'"):
+            sess.run(out, options=_PATIENT)
+
+
+@pytest.mark.parametrize("kind", ["interrupt", "value"])
+def test_failure_while_a_blocking_step_waits_stops_it_before_the_rollback(graph, kind):
+    # A KeyboardInterrupt in an inline step left the blocking steps waiting (no deadline: for
+    # ever) and the run rolled back while they still ran; they must end first, as they do for
+    # an ordinary error.
+    waited = tm.raw_ops.RvLogged(n=1, counter="interrupted")  # dispatched first
+    changed = tm.raw_ops.RvStateful(x=tm.constant(1.0))
+    bad = tm.raw_ops.RvRaise(x=changed, kind=kind)
+    sig = _signal(tm.constant(0.0), "interrupted")
+    _EVENTS.clear()
+    with tm.Session(graph=graph) as sess:
+        with pytest.raises(KeyboardInterrupt if kind == "interrupt" else tm.errors.OpError):
+            sess.run([waited, bad])  # no deadline
+        assert _scheduler_threads() == []
+        assert _EVENTS == ["blocking step stopped", "rolled back"]
+        # The session is usable, and no stale step of the failed run takes part any more.
+        assert sess.run([waited, sig], options=_PATIENT)[0] == 1
+
+
+def test_failure_inside_a_function_is_reported_not_the_cancellations_it_caused(graph):
+    # A failing step inside a cond branch cancels the run; a sibling wait then ends with
+    # CancelledError before the branch (still stopping its own blocking steps) reports. The
+    # run must raise the cause, as TensorFlow does, not the cancellation.
+    pred = tm.placeholder(tm.bool, shape=(), name="pred")
+
+    def branch():
+        slow = tm.raw_ops.RvSlow(x=tm.constant(1.0))  # in flight when the next step fails
+        return tm.raw_ops.RvRaise(x=tm.constant(1.0), kind="value", name="cause") + slow
+
+    sibling = _wait(1, "never")
+    out = tm.cond(pred, branch, lambda: tm.constant(0.0))
+    with tm.Session(graph=graph) as sess:
+        with pytest.raises(tm.errors.InvalidArgumentError, match="cause"):
+            sess.run([sibling, out], {pred: True}, options=_PATIENT)
+        assert _scheduler_threads() == []

@@ -568,52 +568,71 @@ class Plan:
                 if remaining[succ] == 0:
                     heapq.heappush(ready, succ)
 
-        while finished < len(steps) and failure is None:
-            # Blocking steps that finished meanwhile release their successors first.
-            while in_flight:
-                try:
-                    si, args, timed, exc = done.get_nowait()
-                except queue.Empty:
-                    break
-                in_flight -= 1
-                if exc is not None:
-                    failure = (si, args, exc)
-                    break
-                complete(si, timed)
-            if failure is not None or finished == len(steps):
-                break
-            if ready:
-                si = heapq.heappop(ready)
-                step = steps[si]
-                args = args_of(step)
-                if step.blocking:
-                    in_flight += 1
-                    threading.Thread(target=worker, args=(si, args), daemon=True,
-                                     name=f"tfmini {step.op.name}").start()
-                    continue
-                try:
-                    timed = call(step, args)
-                except Exception as e:
-                    failure = (si, args, e)
-                    break
-                complete(si, timed)
-            elif in_flight:
-                si, args, timed, exc = done.get()
-                in_flight -= 1
-                if exc is not None:
-                    failure = (si, args, exc)
-                else:
+        try:
+            while finished < len(steps) and failure is None:
+                # Blocking steps that finished meanwhile release their successors first.
+                while in_flight:
+                    try:
+                        si, args, timed, exc = done.get_nowait()
+                    except queue.Empty:
+                        break
+                    in_flight -= 1
+                    if exc is not None:
+                        failure = (si, args, exc)
+                        break
                     complete(si, timed)
-            else:  # pragma: no cover - a DAG always has a ready step or one in flight
-                raise errors.InternalError(None, None, "dataflow scheduler found no ready step")
+                if failure is not None or finished == len(steps):
+                    break
+                if ready:
+                    si = heapq.heappop(ready)
+                    step = steps[si]
+                    args = args_of(step)
+                    if step.blocking:
+                        in_flight += 1
+                        threading.Thread(target=worker, args=(si, args), daemon=True,
+                                         name=f"tfmini {step.op.name}").start()
+                        continue
+                    try:
+                        timed = call(step, args)
+                    except Exception as e:
+                        failure = (si, args, e)
+                        break
+                    complete(si, timed)
+                elif in_flight:
+                    si, args, timed, exc = done.get()
+                    in_flight -= 1
+                    if exc is not None:
+                        failure = (si, args, exc)
+                    else:
+                        complete(si, timed)
+                else:  # pragma: no cover - a DAG always has a ready step or one in flight
+                    raise errors.InternalError(None, None, "dataflow scheduler found no ready step")
+        except BaseException:
+            # Escaping the scheduler (a KeyboardInterrupt in a kernel or while waiting): the
+            # blocking steps in flight end before the caller rolls the run back.
+            if in_flight and run_state is not None:
+                run_state.cancel()
+                while in_flight:
+                    done.get()
+                    in_flight -= 1
+            raise
 
         if failure is not None:
-            si, args, exc = failure
+            # A CancelledError seen once the run is already cancelled (a step inside a function
+            # this run calls failed and cancelled it) is a consequence: the failure that caused
+            # it, still in flight, is the one to report (as TensorFlow prefers it).
+            derived = run_state is not None and run_state.cancelled
             if run_state is not None:
                 run_state.cancel()  # waiting steps of this run end with CancelledError
             while in_flight:
-                done.get()
+                si, args, _, exc = done.get()
                 in_flight -= 1
+                if (exc is not None and derived and isinstance(failure[2], errors.CancelledError)
+                        and not isinstance(exc, errors.CancelledError)):
+                    failure, derived = (si, args, exc), False
+            si, args, exc = failure
+            if not isinstance(exc, Exception):
+                raise exc  # KeyboardInterrupt, SystemExit: as they are, never wrapped
             step = steps[si]
             flat = [v for a in args[1 if step.takes_ctx else 0 :]
                     for v in (a if isinstance(a, list) else [a])]
