@@ -18,7 +18,7 @@ The family is split by job, one module each:
 * ``tpu_embedding_enqueue``: the ``EnqueueTPUEmbedding*Batch`` ops;
 * ``tpu_embedding_recv_send``: ``RecvTPUEmbeddingActivations`` and
   ``SendTPUEmbeddingGradients``;
-* ``tpu_embedding_optimizers``: the optimizer maths Send applies to the touched rows;
+* ``tpu_embedding_updates``: the optimizer maths Send applies to the touched rows;
 * ``tpu_embedding_load_retrieve``: the ``Load``/``Retrieve`` ops.
 
 Importing this module registers them all.
@@ -53,7 +53,7 @@ from tfmini.ops import (
     tpu_embedding_load_retrieve,  # noqa: F401
     tpu_embedding_recv_send,  # noqa: F401
 )
-from tfmini.ops.tpu_embedding_optimizers import SUPPORTED_OPTIMIZERS
 from tfmini.ops.tpu_embedding_state import EmbeddingDevice
+from tfmini.ops.tpu_embedding_updates import SUPPORTED_OPTIMIZERS
 
 __all__ = ["EmbeddingDevice", "SUPPORTED_OPTIMIZERS"]

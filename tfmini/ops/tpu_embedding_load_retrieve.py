@@ -17,7 +17,6 @@ from tfmini.core.registry import no_gradient, register_op
 from tfmini.ops import shape_fns
 from tfmini.ops import tpu_embedding_config as cfg
 from tfmini.ops.kernel_util import invalid_argument
-from tfmini.ops.tpu_embedding_optimizers import SUPPORTED_OPTIMIZERS
 from tfmini.ops.tpu_embedding_state import (
     TPU_ONLY,
     Configured,
@@ -26,6 +25,7 @@ from tfmini.ops.tpu_embedding_state import (
     configured,
     embedding_device,
 )
+from tfmini.ops.tpu_embedding_updates import SUPPORTED_OPTIMIZERS
 
 # ----------------------------------------------------------------------------------------
 # Load / Retrieve parameters.

@@ -3,7 +3,7 @@
 
 Recv waits (a blocking op) for an enqueued batch, gives the model its activations and keeps
 the batch pending; Send takes the gradients of those activations, sums them per touched row
-of each table and applies the table's optimizer (``tpu_embedding_optimizers``) to those rows.
+of each table and applies the table's optimizer (``tpu_embedding_updates``) to those rows.
 
 Maths (TF_SEMANTICS.md 2.5/2.6): activation of a sample = sum of ``w_i * E[id_i]`` divided by
 1 (sum), ``sum(w)`` (mean) or ``sqrt(sum(w**2))`` (sqrtn); empty samples give zero rows. On
@@ -23,7 +23,6 @@ from tfmini.core.registry import no_gradient, register_op
 from tfmini.ops import shape_fns
 from tfmini.ops import tpu_embedding_config as cfg
 from tfmini.ops.kernel_util import invalid_argument
-from tfmini.ops.tpu_embedding_optimizers import apply_optimizer
 from tfmini.ops.tpu_embedding_state import (
     TPU_ONLY,
     Batch,
@@ -34,6 +33,7 @@ from tfmini.ops.tpu_embedding_state import (
     failed_precondition,
     parse_config,
 )
+from tfmini.ops.tpu_embedding_updates import apply_optimizer
 
 # ----------------------------------------------------------------------------------------
 # RecvTPUEmbeddingActivations
@@ -115,7 +115,7 @@ def recv_tpu_embedding_activations_kernel(ctx, *, num_outputs, config):
 
 
 # ----------------------------------------------------------------------------------------
-# SendTPUEmbeddingGradients (the optimizers are in tpu_embedding_optimizers).
+# SendTPUEmbeddingGradients (the optimizers are in tpu_embedding_updates).
 
 
 def _send_shape(ic) -> list:

@@ -23,7 +23,7 @@ from tfmini.core.registry import no_gradient, register_op
 from tfmini.ops import shape_fns
 from tfmini.ops import tpu_embedding_config as cfg
 from tfmini.ops.kernel_util import invalid_argument
-from tfmini.ops.tpu_embedding_optimizers import SUPPORTED_OPTIMIZERS
+from tfmini.ops.tpu_embedding_updates import SUPPORTED_OPTIMIZERS
 
 TPU_ONLY = ("TPU",)
 # Where the device state lives in the TPU device's resource manager.
