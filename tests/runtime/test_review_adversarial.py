@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -102,14 +103,23 @@ def review_ops():
         ctx.on_failure(lambda: _EVENTS.append("rolled back"))
         return x
 
+    @register_op("RvTrack", inputs=["x: float"], outputs=["y: float"])
+    def track(x):
+        _ALIVE.append(sum(r() is not None for r in _TRACKED))
+        y = x + 1.0
+        _TRACKED.append(weakref.ref(y))
+        return y
+
     yield
     for name in ("RvSignal", "RvWaitFor", "RvRaise", "RvRaiseBlocking", "RvSlow", "RvLogged",
-                 "RvStateful"):
+                 "RvStateful", "RvTrack"):
         unregister(name)
 
 
 _RAISE = {"interrupt": KeyboardInterrupt, "exit": SystemExit, "value": ValueError}
 _EVENTS: list[str] = []
+_TRACKED: list[weakref.ref] = []  # every value RvTrack made
+_ALIVE: list[int] = []  # how many of them were alive when each RvTrack started
 
 
 def _wait(n, counter):
@@ -228,3 +238,44 @@ def test_failure_inside_a_function_is_reported_not_the_cancellations_it_caused(g
         with pytest.raises(tm.errors.InvalidArgumentError, match="cause"):
             sess.run([sibling, out], {pred: True}, options=_PATIENT)
         assert _scheduler_threads() == []
+
+
+# -- memory ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("with_blocking_step", [False, True])
+def test_a_long_chain_frees_each_value_after_its_last_reader(graph, with_blocking_step):
+    # The compiled plan frees values early; the dataflow scheduler (used when the plan holds a
+    # blocking step) kept every intermediate until the run ended.
+    y = tm.constant(np.zeros(1000, np.float32))
+    for _ in range(50):
+        y = tm.raw_ops.RvTrack(x=y)
+    fetches = [y, _wait(0, "free")] if with_blocking_step else [y]
+    _TRACKED.clear()
+    _ALIVE.clear()
+    with tm.Session(graph=graph) as sess:
+        out = sess.run(fetches, options=_PATIENT)
+    assert out[0][0] == 50.0
+    assert len(_ALIVE) == 50 and max(_ALIVE) <= 2, _ALIVE
+
+
+def test_ten_thousand_op_chain_compiles_and_runs(graph):
+    x = tm.placeholder(tm.float32, shape=(), name="x")
+    y = x
+    for _ in range(10_000):
+        y = y + 1.0
+    with tm.Session(graph=graph) as sess:
+        assert sess.run(y, {x: 0.5}) == 10_000.5
+        (plan,) = sess._plans.values()
+    # Register reuse: a chain needs a couple of locals, not one per op.
+    assert len({n for n in plan._local_name.values()}) <= 3
+
+
+def test_dataflow_keeps_a_value_read_twice_and_fetched(graph):
+    # A value read by several steps (and fetched) survives until the last of them.
+    a = tm.raw_ops.RvTrack(x=tm.constant(np.zeros(3, np.float32)))
+    b = a * 2.0
+    c = a + b
+    with tm.Session(graph=graph) as sess:
+        got = sess.run([a, c, b, _wait(0, "keep")], options=_PATIENT)
+    assert [v.tolist() for v in got[:3]] == [[1.0] * 3, [3.0] * 3, [2.0] * 3]

@@ -338,10 +338,14 @@ class Plan:
         index_of = {step.op: si for si, step in enumerate(self.steps)}
         self._num_preds: list[int] = []
         self._successors: list[list[int]] = [[] for _ in self.steps]
+        # How many step inputs read each slot: a value is dropped once all of them have read
+        # it (fetched values excepted), so memory is freed early as in the compiled form.
+        self._num_uses: list[int] = [0] * self.num_slots
         for si, step in enumerate(self.steps):
             preds = set()
             for s in step.inputs:
                 for slot in s if isinstance(s, list) else (s,):
+                    self._num_uses[slot] += 1
                     if slot in producer:
                         preds.add(producer[slot])
             for c in step.op._control_inputs:
@@ -529,10 +533,18 @@ class Plan:
         in_flight = 0
         finished = 0
         failure: tuple | None = None
+        uses = list(self._num_uses)
+        for slot in self.fetch_slots:
+            uses[slot] = -1  # never dropped
 
         def args_of(step: Step) -> list:
             args = [[values[x] for x in s] if isinstance(s, list) else values[s]
                     for s in step.inputs]
+            for s in step.inputs:
+                for slot in s if isinstance(s, list) else (s,):
+                    uses[slot] -= 1
+                    if uses[slot] == 0:
+                        values[slot] = None  # its last reader has it
             if step.takes_ctx:
                 args.insert(0, ctxs[step.device_index])
             return args
