@@ -134,12 +134,20 @@ def _missing_gradient(op: Operation, between: set[Operation], xs: set[Output]) -
     )
 
 
-def _check_result(op: Operation, in_grads: list) -> None:
+def _check_result(op: Operation, in_grads: list) -> list:
+    """``in_grads`` checked against the op's inputs; Python/NumPy values become constants (in
+    the op's gradient scope), so a wrong shape is reported as any gradient's would be."""
     if len(in_grads) != len(op.inputs):
         raise ValueError(
             f"Num gradients {len(in_grads)} generated for op '{op.name}' ({op.type}) do not "
             f"match num inputs {len(op.inputs)}"
         )
+    in_grads = [
+        convert_to_tensor(g, dtype_hint=t_in.dtype)
+        if g is not None and not isinstance(g, (Output, IndexedSlices)) and is_trainable(t_in)
+        else g
+        for t_in, g in zip(op.inputs, in_grads)
+    ]
     for i, (t_in, g) in enumerate(zip(op.inputs, in_grads)):
         # A resource input (a variable's handle) is a scalar whose gradient has the variable's
         # shape, so it is exempt, as in TensorFlow.
@@ -150,6 +158,7 @@ def _check_result(op: Operation, in_grads: list) -> None:
                 f"Forward operation: {op.name} ({op.type}). Input index: {i}. Original input "
                 f"shape: {t_in.shape}. Calculated input gradient shape: {g.shape}"
             )
+    return in_grads
 
 
 def gradients(
@@ -256,7 +265,7 @@ def gradients(
                         result = op_def.grad_fn(op, *out_grads)
                         in_grads = _as_list(result) if isinstance(result, (list, tuple)) else [
                             result]
-                        _check_result(op, in_grads)
+                        in_grads = _check_result(op, in_grads)
                         if gate_gradients and sum(g is not None for g in in_grads) > 1:
                             from tfmini.ops.control_flow import tuple as group_tuple
 
@@ -267,8 +276,6 @@ def gradients(
                     raise _missing_gradient(op, between, xs_set)
             for t_in, g in zip(op.inputs, in_grads):
                 if g is not None and is_trainable(t_in):
-                    if not isinstance(g, (Output, IndexedSlices)):
-                        g = convert_to_tensor(g, dtype_hint=t_in.dtype)
                     if isinstance(g, Output) and t_in.dtype.name != "resource":
                         # As TensorFlow: a gradient has its input's static shape (checked
                         # compatible above), so later shape inference stays precise.
