@@ -279,3 +279,122 @@ def test_dataflow_keeps_a_value_read_twice_and_fetched(graph):
     with tm.Session(graph=graph) as sess:
         got = sess.run([a, c, b, _wait(0, "keep")], options=_PATIENT)
     assert [v.tolist() for v in got[:3]] == [[1.0] * 3, [3.0] * 3, [2.0] * 3]
+
+
+# -- behaviours checked while looking (pinned so they stay) -------------------------------
+
+
+def test_keyboard_interrupt_in_the_compiled_plan_propagates_and_rolls_back(graph):
+    changed = tm.raw_ops.RvStateful(x=tm.constant(1.0))
+    bad = tm.raw_ops.RvRaise(x=changed, kind="interrupt")
+    _EVENTS.clear()
+    with tm.Session(graph=graph) as sess:
+        with pytest.raises(KeyboardInterrupt):
+            sess.run(bad)
+        assert _EVENTS == ["rolled back"]
+        assert sess.run(changed) == 1.0
+
+
+def test_concurrent_runs_with_and_without_blocking_steps(graph):
+    x = tm.placeholder(tm.float32, shape=(), name="x")
+    pairs = []
+    for k in range(4):
+        waited = _wait(1, f"conc{k}")
+        sig = _signal(x, f"conc{k}")
+        pairs.append((tm.cast(waited, tm.float32) * 0.0 + x, sig))
+    plain = x * 2.0
+    errors = []
+    barrier = threading.Barrier(12)
+
+    def work(i):
+        try:
+            barrier.wait()
+            for j in range(30):
+                a, b = pairs[(i + j) % 4]
+                assert sess.run([a, b], {x: float(i)}, options=_PATIENT) == [i, i]
+                assert sess.run(plain, {x: float(j)}) == 2.0 * j
+        except BaseException as e:  # re-raised in the main thread
+            errors.append(e)
+
+    with tm.Session(graph=graph) as sess:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert not any(t.is_alive() for t in threads)
+    if errors:
+        raise errors[0]
+    assert _scheduler_threads() == []
+
+
+def test_close_racing_blocked_and_plain_runs_ends_them_all(graph):
+    v = tm.Variable(np.ones(100, np.float32))
+    read = tm.reduce_sum(v.read_value())
+    waited = _wait(1, "never-closed")
+    sess = tm.Session(graph=graph)
+    sess.run(v.initializer)
+    outcomes = []
+
+    def work(fetch):
+        while True:
+            try:
+                sess.run(fetch)
+            except (RuntimeError, tm.errors.OpError) as e:
+                outcomes.append(e)
+                return
+
+    threads = [threading.Thread(target=work, args=(f,)) for f in (read, waited, [read, waited])]
+    for t in threads:
+        t.start()
+    time.sleep(0.05)
+    sess.close()
+    for t in threads:
+        t.join(5)
+    assert not any(t.is_alive() for t in threads) and len(outcomes) == 3
+    assert _scheduler_threads() == []
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(read)
+
+
+def test_feeding_the_output_of_a_blocking_step_skips_it(graph):
+    waited = _wait(1, "never-fed")
+    doubled = waited * 2
+    with tm.Session(graph=graph) as sess:
+        assert sess.run(doubled, {waited: 5}, options=_PATIENT) == 10
+        assert sess.run([waited, doubled], {waited: 4}, options=_PATIENT) == [4, 8]
+
+
+def test_fed_tensor_fetched_twice_and_its_consumer(graph):
+    x = tm.placeholder(tm.float32, shape=(2,), name="x")
+    c = tm.constant([1.0, 2.0])
+    fed = np.array([3.0, 4.0], np.float32)
+    with tm.Session(graph=graph) as sess:
+        got = sess.run({"a": [x, (x,)], "b": x + c, "c": c}, {x: fed, c: [5.0, 5.0]})
+    assert got["a"][0] is got["a"][1][0]  # one value per unique tensor, as TF
+    assert got["a"][0] is not fed and got["a"][0].tolist() == [3.0, 4.0]
+    assert got["b"].tolist() == [8.0, 9.0] and got["c"].tolist() == [5.0, 5.0]
+
+
+def test_feeding_one_output_of_a_multi_output_op_that_still_runs(graph):
+    x = tm.placeholder(tm.float32, shape=(4,), name="x")
+    first, second = tm.split(x, 2)
+    with tm.Session(graph=graph) as sess:
+        got = sess.run([first + 0.0, second], {x: [1, 2, 3, 4], first: [9.0, 9.0]})
+    assert [v.tolist() for v in got] == [[9.0, 9.0], [3.0, 4.0]]
+
+
+def test_make_callable_with_options_and_metadata(graph):
+    x = tm.placeholder(tm.float32, shape=(), name="x")
+    waited = _wait(1, "callable")
+    sig = _signal(x, "callable")
+    with tm.Session(graph=graph) as sess:
+        call = sess.make_callable([waited, sig], feed_list=[x], accept_options=True)
+        meta = tm.RunMetadata()
+        full = tm.RunOptions(timeout_in_ms=5000, trace_level=tm.RunOptions.FULL_TRACE)
+        assert call(2.0, options=full, run_metadata=meta) == [1, 2.0]
+        names = {n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats}
+        assert {waited.op.name, sig.op.name} <= names
+        lonely = sess.make_callable(_wait(100, "callable"), accept_options=True)
+        with pytest.raises(tm.errors.DeadlineExceededError):
+            lonely(options=tm.RunOptions(timeout_in_ms=50))
