@@ -232,3 +232,35 @@ def test_ref_outputs_are_dereferenced_for_value_inputs():
     finally:
         unregister("BlkRefCell")
         unregister("BlkTakesRef")
+
+
+def test_close_lets_a_running_step_finish_before_freeing_resources():
+    # A run busy in a kernel when close() is called ends normally: its resources are freed
+    # only after it (TensorFlow waits for runs in flight, too).
+    started = threading.Event()
+
+    @register_op("BlkSlowRead", inputs=["x: float"], outputs=["y: float"], stateful=True)
+    def slow_read(ctx, x):
+        c = _counter(ctx, "slow")
+        started.set()
+        time.sleep(0.2)
+        # Still there: close() has not cleared the resource manager under this run.
+        assert ctx.resource_manager.lookup("", "slow") is c
+        return x
+
+    try:
+        g = tm.Graph()
+        with g.as_default():
+            y = tm.raw_ops.BlkSlowRead(x=tm.constant(1.0))
+        sess = tm.Session(graph=g)
+        out = []
+        t = threading.Thread(target=lambda: out.append(sess.run(y)))
+        t.start()
+        started.wait(2)
+        sess.close()
+        t.join(2)
+        assert out == [1.0]
+        with pytest.raises(RuntimeError, match="closed Session"):
+            sess.run(y)
+    finally:
+        unregister("BlkSlowRead")

@@ -537,3 +537,15 @@ def test_fetched_feed_is_a_copy_of_the_callers_array():
                       sess.make_callable(y, feed_list=[x])(fed)):
             assert value is not fed and not np.shares_memory(value, fed)
             np.testing.assert_array_equal(value, [0, 1, 2])
+
+
+def test_fetched_view_of_a_feed_is_a_copy():
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, shape=(2, 3))
+        flat = tm.reshape(x, [6])
+    fed = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with tm.Session(graph=g) as sess:
+        value = sess.run(flat, {x: fed})
+    assert not np.shares_memory(value, fed)
+    np.testing.assert_array_equal(value, np.arange(6))

@@ -38,7 +38,8 @@ class RunState:
         self.options = options
         self.deadline = deadline
         self.step_id = next(_step_ids)
-        self._undo: list[Callable[[], None]] | None = None
+        # Always a list: blocking steps' threads append to it too (list.append is atomic).
+        self._undo: list[Callable[[], None]] = []
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -47,14 +48,12 @@ class RunState:
         self.session._wake_waiters()
 
     def on_failure(self, undo: Callable[[], None]) -> None:
-        if self._undo is None:
-            self._undo = []
         self._undo.append(undo)
 
     def rollback(self) -> None:
         """Runs the undo actions of this run, newest first."""
-        undo, self._undo = self._undo, None
-        for fn in reversed(undo or ()):
+        undo, self._undo = self._undo, []
+        for fn in reversed(undo):
             fn()
 
 

@@ -33,6 +33,9 @@ from tfmini.runtime.plan import Plan
 from tfmini.runtime.resources import ResourceManager
 
 
+CLOSE_WAIT_SECONDS = 10.0
+
+
 class Device:
     """A device of a Session: its name and the resources it holds."""
 
@@ -87,17 +90,31 @@ def _feed_value(output: Output, value: Any) -> Any:
 
 
 def _unshare_feeds(values: tuple, feed_values: list) -> tuple:
-    """Fetched values that are the caller's own fed arrays (a fed tensor, or an Identity of
-    one) come back as copies, as in TensorFlow: the result and the feed are independent."""
+    """Fetched values that are the caller's own fed arrays, or views of them (a fed tensor,
+    an Identity or a Reshape of one), come back as copies, as in TensorFlow: the result and
+    the feed are independent."""
+    fed = None
     out = None
     for i, v in enumerate(values):
-        for f in feed_values:
-            if v is f:
-                if out is None:
-                    out = list(values)
-                out[i] = v.copy()
-                break
+        if type(v) is not np.ndarray:
+            continue
+        if v.base is None and not any(v is f for f in feed_values):
+            continue  # owns its memory and is no feed: the usual case, decided at once
+        if fed is None:
+            fed = {id(_owner(f)) for f in feed_values if isinstance(f, np.ndarray)}
+        # The fed array itself, or a view of its memory (an Identity, a Reshape of a feed).
+        if id(_owner(v)) in fed:
+            if out is None:
+                out = list(values)
+            out[i] = v.copy()
     return values if out is None else tuple(out)
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    """The array that owns ``a``'s memory (NumPy points a view's ``base`` at it)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
 
 
 def _finish(value: Any) -> Any:
@@ -157,6 +174,10 @@ class Session:
         # a cancelled run can wake them at once.
         self._waiters: dict[threading.Condition, int] = {}
         self._waiters_lock = threading.Lock()
+        # Runs in flight: close() lets them end (blocked ones are cancelled) before it frees
+        # the resources they use. A set: adding and discarding are atomic, so the run path
+        # takes no lock.
+        self._inflight: set[RunState] = set()
 
     # -- properties ---------------------------------------------------------------------
     @property
@@ -297,6 +318,12 @@ class Session:
     def _execute(self, plan: Plan, feed_values: list, options: RunOptions | None,
                  run_metadata: RunMetadata | None) -> tuple:
         run = RunState(self, options, self._deadline(options))
+        # Register, then look at `closed`: close() sets `closed`, then waits for the set to
+        # drain, so either this run sees the close or the close sees this run.
+        self._inflight.add(run)
+        if self._closed:
+            self._inflight.discard(run)
+            raise RuntimeError("Attempted to use a closed Session.")
         ctxs = self._contexts(plan, run)
         tracing = options is not None and options.trace_level > 0 and run_metadata is not None
         try:
@@ -312,6 +339,8 @@ class Session:
         except BaseException:
             run.rollback()
             raise
+        finally:
+            self._inflight.discard(run)
         return values
 
     @staticmethod
@@ -401,6 +430,12 @@ class Session:
         self._wake_waiters()  # blocked steps see the closed session and are cancelled
         for fn in list(self._close_callbacks):
             fn()
+        # As TensorFlow: runs in flight end (a blocked one with CancelledError) before the
+        # resources go. A run that never ends (a kernel ignoring cancellation, or close()
+        # called from inside a kernel) is not waited for past CLOSE_WAIT_SECONDS.
+        give_up = time.monotonic() + CLOSE_WAIT_SECONDS
+        while self._inflight and time.monotonic() < give_up:
+            time.sleep(0.001)
         for dev in self._devices.values():
             dev.resource_manager.clear()
         self._plans.clear()
