@@ -32,7 +32,6 @@ from tfmini.runtime.options import (
 from tfmini.runtime.plan import Plan
 from tfmini.runtime.resources import ResourceManager
 
-
 CLOSE_WAIT_SECONDS = 10.0
 
 
