@@ -389,3 +389,13 @@ def test_const_values_are_read_only(graph):
     c = tm.constant(np.arange(3, dtype=np.float32))
     value = c.op.get_attr("value")
     assert not value.flags.writeable
+
+
+def test_a_scope_named_op_keeps_the_scope_count(graph, ab):
+    # TF's library idiom `with name_scope(None, "x") as n: ...; op(name=n)` called repeatedly
+    # names the ops x, x_1, x_2 (TensorFlow 2.21); the exact name must not count twice.
+    names = []
+    for _ in range(3):
+        with tm.name_scope(None, "x", list(ab)) as n:
+            names.append(tm.identity(ab[0], name=n).op.name)
+    assert names == ["x", "x_1", "x_2"]

@@ -202,7 +202,11 @@ def _build(
         op_name = name[:-1]
         if op_name in graph:
             raise ValueError(f"Duplicate node name in graph: '{op_name}'")
-        graph.unique_name(op_name)
+        # Reserve the name if nothing has used it yet; a name scope that already reserved it
+        # (TF's `with name_scope(name, "default") as name: ... op(name=name)` idiom) keeps
+        # its count, so the next scope of that name is "<name>_1", as in TensorFlow.
+        if graph.unique_name(op_name, mark_as_used=False) == op_name:
+            graph.unique_name(op_name)
     elif name is not None:
         full = f"{scope.name_prefix}/{name}" if scope.name_prefix else name
         op_name = graph.unique_name(full)
