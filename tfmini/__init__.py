@@ -68,6 +68,7 @@ from tfmini.core.shapes import TensorShape
 from tfmini.ops.array import *  # noqa: E402,F401,F403
 from tfmini.ops.control_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.math import *  # noqa: E402,F401,F403
+from tfmini.ops.clip_ops import *  # noqa: E402,F401,F403
 from tfmini.ops.state import *  # noqa: E402,F401,F403
 from tfmini.ops.variables import *  # noqa: E402,F401,F403
 from tfmini.ops.ref_variables import *  # noqa: E402,F401,F403
