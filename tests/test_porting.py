@@ -1,0 +1,367 @@
+"""Porting acceptance: small TF1 graph-mode scripts, as users write them, run under tfmini.
+
+Each script below is written once, as a function taking the module ``tf`` (``tfmini`` here,
+``tensorflow.compat.v1`` in ``tools/record_goldens_porting.py``) and, where the two spell a
+class differently, the class. It builds a graph with deterministic inputs and initial values,
+trains a few steps, and returns its numbers as a dict. The test runs it under tfmini and
+compares with the numbers TensorFlow 2.21 gave for the same source, stored in
+``tests/goldens/porting.json``.
+
+This module imports neither pytest nor tfmini at the top, so that the recording tool can
+load the scripts under TensorFlow's Python.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+GOLDENS = Path(__file__).resolve().parent / "goldens" / "porting.json"
+
+
+def _plain(value):
+    """Numbers and names as JSON-ready lists."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, str):
+        return value
+    arr = np.asarray(value)
+    if arr.dtype == np.bool_:
+        return arr.tolist()
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64).tolist()
+    return arr.astype(np.float64).tolist()
+
+
+# --------------------------------------------------------------------------------------------
+# 1. Softmax regression (the TF1 "MNIST for beginners" shape) on synthetic data.
+# --------------------------------------------------------------------------------------------
+def softmax_regression(tf):
+    rng = np.random.RandomState(0)
+    data_x = rng.randn(64, 5).astype(np.float32)
+    true_w = rng.randn(5, 3).astype(np.float32)
+    data_y = np.argmax(data_x @ true_w, axis=1).astype(np.int64)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 5], name="x")
+        y = tf.placeholder(tf.int64, [None], name="y")
+        w = tf.Variable(tf.zeros([5, 3]), name="weights")
+        b = tf.Variable(tf.zeros([3]), name="bias")
+        logits = tf.matmul(x, w) + b
+        xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        loss = tf.reduce_mean(xent, name="loss")
+        # the tutorial's hand-written cross entropy, with the clip that keeps log finite
+        probs = tf.nn.softmax(logits)
+        onehot = tf.one_hot(y, 3)
+        manual = -tf.reduce_mean(tf.reduce_sum(onehot * tf.log(tf.clip_by_value(probs, 1e-10, 1.0)),
+                                               axis=1))
+        train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        correct = tf.equal(tf.argmax(logits, 1), y)
+        accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+        pred = tf.argmax(probs, axis=1)
+        init = tf.global_variables_initializer()
+
+    out = {"loss": [], "manual": [], "accuracy": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for _ in range(8):
+            l_val, m_val = sess.run([loss, manual], feed_dict={x: data_x, y: data_y})
+            acc = sess.run(accuracy, feed_dict={x: data_x, y: data_y})
+            sess.run(train_op, feed_dict={x: data_x, y: data_y})
+            out["loss"].append(l_val)
+            out["manual"].append(m_val)
+            out["accuracy"].append(acc)
+        out["weights"], out["bias"] = sess.run([w, b])
+        out["pred"] = sess.run(pred, feed_dict={x: data_x[:10]})
+    out["names"] = [w.name, b.name, loss.name]
+    return _plain(out)
+
+
+# --------------------------------------------------------------------------------------------
+# 2. A two-layer MLP: get_variable/variable_scope, bias_add, relu, fused batch norm (training
+#    mode), Adam with a global step.
+# --------------------------------------------------------------------------------------------
+def mlp_batch_norm(tf):
+    rng = np.random.RandomState(1)
+    data_x = rng.randn(16, 4).astype(np.float32)
+    data_y = rng.randn(16, 2).astype(np.float32)
+    w1 = (rng.randn(4, 6) * 0.5).astype(np.float32)
+    w2 = (rng.randn(6, 2) * 0.5).astype(np.float32)
+
+    def dense(inputs, init, name, activation=None):
+        with tf.variable_scope(name):
+            w = tf.get_variable("kernel", shape=init.shape, dtype=tf.float32,
+                                initializer=tf.constant_initializer(init))
+            b = tf.get_variable("bias", shape=[init.shape[1]],
+                                initializer=tf.zeros_initializer())
+            h = tf.nn.bias_add(tf.matmul(inputs, w), b)
+            return activation(h) if activation is not None else h
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, shape=[None, 4], name="x")
+        y = tf.placeholder(tf.float32, shape=[None, 2], name="y")
+        with tf.variable_scope("model"):
+            h = dense(x, w1, "layer1", activation=tf.nn.relu)
+            with tf.variable_scope("bn"):
+                scale = tf.get_variable("gamma", [6], initializer=tf.ones_initializer())
+                offset = tf.get_variable("beta", [6], initializer=tf.zeros_initializer())
+            h4 = tf.reshape(h, [-1, 1, 1, 6])
+            bn, batch_mean, batch_var = tf.nn.fused_batch_norm(h4, scale, offset,
+                                                               epsilon=1e-3, is_training=True)
+            h = tf.reshape(bn, [-1, 6])
+            pred = dense(h, w2, "layer2")
+        loss = tf.reduce_mean(tf.square(pred - y))
+        global_step = tf.train.get_or_create_global_step()
+        opt = tf.train.AdamOptimizer(learning_rate=0.05)
+        train_op = opt.minimize(loss, global_step=global_step)
+        init = tf.global_variables_initializer()
+
+    out = {"loss": [], "step": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for _ in range(6):
+            l_val, _ = sess.run([loss, train_op], feed_dict={x: data_x, y: data_y})
+            out["loss"].append(l_val)
+            out["step"].append(sess.run(global_step))
+        out["final_loss"] = sess.run(loss, feed_dict={x: data_x, y: data_y})
+        out["batch_mean"], out["batch_var"] = sess.run([batch_mean, batch_var],
+                                                       feed_dict={x: data_x})
+        tvars = tf.trainable_variables()
+        out["trainable"] = [v.name for v in tvars]
+        out["values"] = {v.name: sess.run(v) for v in tvars}
+        out["m_layer1_kernel"] = sess.run(opt.get_slot(tvars[0], "m"))
+        out["slot_names"] = sorted(opt.get_slot_names())
+    return _plain(out)
+
+
+# --------------------------------------------------------------------------------------------
+# 3. An embedding model: tf.gather (IndexedSlices gradients), gradients clipped by value,
+#    Adagrad through compute_gradients / apply_gradients.
+# --------------------------------------------------------------------------------------------
+def embedding_adagrad(tf):
+    rng = np.random.RandomState(2)
+    table = (rng.randn(10, 4) * 0.3).astype(np.float32)
+    proj = (rng.randn(4, 1) * 0.3).astype(np.float32)
+    ids_val = np.array([[1, 3, 3], [0, 9, 1], [4, 4, 4], [7, 2, 3]], np.int32)
+    target = np.array([[1.0], [-1.0], [0.5], [2.0]], np.float32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        ids = tf.placeholder(tf.int32, [None, 3], name="ids")
+        t = tf.placeholder(tf.float32, [None, 1], name="target")
+        emb = tf.Variable(table, name="embedding")
+        w = tf.Variable(proj, name="proj")
+        looked_up = tf.gather(emb, ids)                      # [batch, 3, 4]
+        pooled = tf.reduce_mean(looked_up, axis=1)
+        pred = tf.matmul(pooled, w)
+        loss = tf.reduce_sum(tf.square(pred - t))
+        opt = tf.train.AdagradOptimizer(learning_rate=0.3, initial_accumulator_value=0.1)
+        grads_and_vars = opt.compute_gradients(loss)
+        emb_grad = grads_and_vars[0][0]
+        clipped = [(tf.clip_by_value(g, -0.05, 0.05), v) for g, v in grads_and_vars]
+        train_op = opt.apply_gradients(clipped)
+        init = tf.global_variables_initializer()
+
+    out = {"loss": [], "grad_type": type(emb_grad).__name__,
+           "clipped_type": type(clipped[0][0]).__name__}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for _ in range(5):
+            l_val, _ = sess.run([loss, train_op], feed_dict={ids: ids_val, t: target})
+            out["loss"].append(l_val)
+        g_val = sess.run(emb_grad, feed_dict={ids: ids_val, t: target})
+        out["grad_indices"] = g_val.indices
+        out["grad_values"] = g_val.values
+        out["embedding"], out["proj"] = sess.run([emb, w])
+        out["accumulator"] = sess.run(opt.get_slot(emb, "accumulator"))
+    return _plain(out)
+
+
+# --------------------------------------------------------------------------------------------
+# 4. while_loop and cond with gradients, trained with gradient descent; global-norm clipping.
+# --------------------------------------------------------------------------------------------
+def control_flow_training(tf):
+    graph = tf.Graph()
+    with graph.as_default():
+        a = tf.Variable(0.7, name="a")
+        c = tf.Variable([0.3, -0.2], name="c")
+        n = tf.placeholder(tf.int32, [], name="n")
+
+        def body(i, acc):
+            return i + 1, acc * a + tf.sin(acc) + c
+
+        _, final = tf.while_loop(lambda i, acc: i < n, body,
+                                 [tf.constant(0), tf.constant([1.0, 0.5])])
+        total = tf.reduce_sum(final)
+        out_val = tf.cond(total > 1.0, lambda: tf.square(total), lambda: -total * 3.0)
+        grads = tf.gradients(out_val, [a, c])
+        clipped, norm = tf.clip_by_global_norm(grads, 1.5)
+        lr = 0.05
+        train_op = tf.group(*[tf.assign_sub(v, lr * g) for g, v in zip(clipped, [a, c])])
+        init = tf.global_variables_initializer()
+
+    out = {"value": [], "norm": [], "grad_a": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for step in range(5):
+            feed = {n: 3 + step % 2}
+            v, nrm, ga = sess.run([out_val, norm, grads[0]], feed_dict=feed)
+            sess.run(train_op, feed_dict=feed)
+            out["value"].append(v)
+            out["norm"].append(nrm)
+            out["grad_a"].append(ga)
+        out["a"], out["c"] = sess.run([a, c])
+    return _plain(out)
+
+
+# --------------------------------------------------------------------------------------------
+# 5. A ConditionalAccumulator round: two workers apply, a stale gradient is dropped, the chief
+#    takes the average and applies it.
+# --------------------------------------------------------------------------------------------
+def accumulator_round(tf):
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
+        acc = tf.ConditionalAccumulator(tf.float32, shape=tf.TensorShape([2, 2]),
+                                        shared_name="grad_acc")
+        grad = tf.placeholder(tf.float32, [2, 2])
+        local_step = tf.placeholder(tf.int64, [])
+        apply_op = acc.apply_grad(grad, local_step=local_step)
+        num = acc.num_accumulated()
+        new_step = tf.placeholder(tf.int64, [])
+        set_step = acc.set_global_step(new_step)
+        avg = acc.take_grad(2)
+        update = tf.assign_sub(w, 0.5 * avg)
+        init = tf.global_variables_initializer()
+
+    out = {"num": [], "w": []}
+    g1 = np.array([[1.0, 0.0], [2.0, -2.0]], np.float32)
+    g2 = np.array([[3.0, 4.0], [0.0, 2.0]], np.float32)
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for rnd in range(2):
+            sess.run(apply_op, feed_dict={grad: g1 * (rnd + 1), local_step: rnd})
+            out["num"].append(sess.run(num))
+            sess.run(apply_op, feed_dict={grad: g2, local_step: rnd})
+            out["num"].append(sess.run(num))
+            # a stale worker (local step behind the accumulator's global step) is dropped
+            if rnd == 1:
+                sess.run(apply_op, feed_dict={grad: g1 * 100, local_step: 0})
+                out["num"].append(sess.run(num))
+            out["w"].append(sess.run(update))
+            out["num"].append(sess.run(num))
+            sess.run(set_step, feed_dict={new_step: rnd + 1})
+    out["acc_name"] = acc.name if isinstance(acc.name, str) else acc.name.decode()
+    return _plain(out)
+
+
+# --------------------------------------------------------------------------------------------
+# 6. Keras-2 Adagrad in graph mode: apply_gradients with clipnorm and an ExponentialDecay
+#    schedule. TF spells the class tf_keras.optimizers.legacy.Adagrad.
+# --------------------------------------------------------------------------------------------
+def keras_adagrad(tf, adagrad_cls, exponential_decay_cls):
+    rng = np.random.RandomState(3)
+    data_x = rng.randn(8, 3).astype(np.float32)
+    data_y = rng.randn(8, 1).astype(np.float32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf.Variable(np.full((3, 1), 0.1, np.float32), name="w")
+        b = tf.Variable(np.zeros((1,), np.float32), name="b")
+        x = tf.constant(data_x)
+        y = tf.constant(data_y)
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        grads = tf.gradients(loss, [w, b])
+        schedule = exponential_decay_cls(0.5, decay_steps=2, decay_rate=0.5)
+        opt = adagrad_cls(learning_rate=schedule, initial_accumulator_value=0.2, clipnorm=1.0)
+        train_op = opt.apply_gradients(zip(grads, [w, b]))
+        init = tf.global_variables_initializer()
+
+    out = {"loss": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for _ in range(5):
+            out["loss"].append(sess.run(loss))
+            sess.run(train_op)
+        out["w"], out["b"] = sess.run([w, b])
+        out["iterations"] = sess.run(opt.iterations)
+        out["accumulator_w"] = sess.run(opt.get_slot(w, "accumulator"))
+    return _plain(out)
+
+
+SCRIPTS = {
+    "softmax_regression": softmax_regression,
+    "mlp_batch_norm": mlp_batch_norm,
+    "embedding_adagrad": embedding_adagrad,
+    "control_flow_training": control_flow_training,
+    "accumulator_round": accumulator_round,
+    "keras_adagrad": keras_adagrad,
+}
+
+
+def run_script(name: str, tf, keras_optimizers=None):
+    """Runs one script with the module ``tf``; ``keras_optimizers`` holds ``Adagrad`` and
+    ``schedules.ExponentialDecay`` (tfmini's ``tf.keras.optimizers`` by default)."""
+    fn = SCRIPTS[name]
+    if name == "keras_adagrad":
+        ko = keras_optimizers if keras_optimizers is not None else tf.keras.optimizers
+        return fn(tf, ko.Adagrad, ko.schedules.ExponentialDecay)
+    return fn(tf)
+
+
+# --------------------------------------------------------------------------------------------
+# The tests (tfmini imported here, not at the top).
+# --------------------------------------------------------------------------------------------
+def _assert_close(got, want, path=""):
+    if isinstance(want, dict):
+        assert isinstance(got, dict), path
+        assert sorted(got) == sorted(want), (path, sorted(got), sorted(want))
+        for k in want:
+            _assert_close(got[k], want[k], f"{path}/{k}")
+    elif isinstance(want, str):
+        assert got == want, (path, got, want)
+    elif isinstance(want, list) and want and all(isinstance(v, str) for v in want):
+        assert got == want, (path, got, want)
+    else:
+        np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
+                                   rtol=2e-5, atol=2e-6, err_msg=path)
+
+
+def _check(name: str) -> None:
+    import tfmini
+
+    want = json.loads(GOLDENS.read_text())[name]
+    got = run_script(name, tfmini)
+    _assert_close(got, want, name)
+
+
+def test_softmax_regression():
+    _check("softmax_regression")
+
+
+def test_mlp_batch_norm():
+    _check("mlp_batch_norm")
+
+
+def test_embedding_adagrad():
+    _check("embedding_adagrad")
+
+
+def test_control_flow_training():
+    _check("control_flow_training")
+
+
+def test_accumulator_round():
+    _check("accumulator_round")
+
+
+def test_keras_adagrad():
+    _check("keras_adagrad")
