@@ -42,3 +42,17 @@ def test_python_dash_m_tfmini_lists_ops():
     result = subprocess.run([sys.executable, "-m", "tfmini", "ops"], capture_output=True,
                             text=True, check=True, cwd=ROOT)
     assert re.search(r"^AddV2\(x: T, y: T\) -> \(z: T\)$", result.stdout, re.M)
+
+
+def test_tf2_switches_are_accepted_as_no_ops():
+    # A ported script keeps `tf.disable_v2_behavior()` after swapping the import.
+    import tfmini as tf
+
+    tf.disable_v2_behavior()
+    tf.disable_eager_execution()
+    tf.enable_resource_variables()
+    assert tf.executing_eagerly() is False
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.Variable(1.0)
+    assert v.handle.dtype == tf.resource  # still resource variables

@@ -34,6 +34,7 @@ from tfmini.core.dtypes import (
     variant,
 )
 from tfmini.core.function import FuncGraph  # noqa: E402
+from tfmini.compat import *  # noqa: E402,F401,F403  (TF2 switches: no-ops here)
 from tfmini.core.serialize import import_graph_def  # noqa: E402
 from tfmini.ops.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
 from tfmini.gradients import (  # noqa: E402

@@ -8,8 +8,10 @@ A thin namespace: the functions live with their ops in :mod:`tfmini.ops.nn`
 from __future__ import annotations
 
 from tfmini.ops import nn as _nn_ops
+from tfmini.ops import nn_composite as _nn_composite
 from tfmini.ops.fused_batch_norm import fused_batch_norm  # noqa: F401
 from tfmini.ops.nn import *  # noqa: F401,F403
+from tfmini.ops.nn_composite import *  # noqa: F401,F403
 
 # TensorFlow's tf.nn aliases of math functions. Looked up when first used, so this module
 # does not depend on the order in which the math family gains them.
@@ -30,4 +32,4 @@ def __dir__():
     return sorted(set(globals()) | set(_MATH_ALIASES))
 
 
-__all__ = list(_nn_ops.__all__)
+__all__ = list(_nn_ops.__all__) + list(_nn_composite.__all__) + ["fused_batch_norm"]
