@@ -33,60 +33,16 @@ from typing import Any
 
 from tfmini.core import dtypes
 from tfmini.core.graph import Output, register_operator_override
+from tfmini.ops import math_cast, math_elementwise, math_matmul, math_reduction, math_select
 from tfmini.ops.build_util import build_output
-from tfmini.ops.math_cast import cast, to_float, to_int32, to_int64
-from tfmini.ops.math_elementwise import (
-    abs,
-    add,
-    add_n,
-    cos,
-    div,
-    divide,
-    equal,
-    exp,
-    floor_div,
-    floordiv,
-    floormod,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    log,
-    log1p,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    maximum,
-    minimum,
-    mod,
-    multiply,
-    negative,
-    not_equal,
-    pow,
-    realdiv,
-    rsqrt,
-    scalar_mul,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    square,
-    subtract,
-    tanh,
-    truediv,
-)
-from tfmini.ops.math_matmul import matmul
-from tfmini.ops.math_reduction import (
-    argmax,
-    argmin,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
-)
-from tfmini.ops.math_select import where, where_v2
+
+# Re-exported: every part's public functions are this module's (names bound here, listed in
+# __all__ below from the parts' own lists, so the two cannot drift apart).
+from tfmini.ops.math_cast import *  # noqa: F403
+from tfmini.ops.math_elementwise import *  # noqa: F403
+from tfmini.ops.math_matmul import *  # noqa: F403
+from tfmini.ops.math_reduction import *  # noqa: F403
+from tfmini.ops.math_select import *  # noqa: F403
 
 # ----------------------------------------------------------------------------------------
 # Python operators on Outputs (x + y, -x, x @ y, x < y, ...)
@@ -107,80 +63,38 @@ def _operator(fn: Callable, name: str, reflected: bool = False) -> Callable:
 
 _BINARY_OPERATORS = {
     "add": _add_dispatch,
-    "sub": subtract,
-    "mul": multiply,
-    "truediv": truediv,
-    "floordiv": floordiv,
-    "mod": floormod,
-    "pow": pow,
-    "matmul": matmul,
-    "and": logical_and,
-    "or": logical_or,
-    "xor": logical_xor,
+    "sub": math_elementwise.subtract,
+    "mul": math_elementwise.multiply,
+    "truediv": math_elementwise.truediv,
+    "floordiv": math_elementwise.floordiv,
+    "mod": math_elementwise.floormod,
+    "pow": math_elementwise.pow,
+    "matmul": math_matmul.matmul,
+    "and": math_elementwise.logical_and,
+    "or": math_elementwise.logical_or,
+    "xor": math_elementwise.logical_xor,
 }
 for _name, _fn in _BINARY_OPERATORS.items():
     register_operator_override(f"__{_name}__", _operator(_fn, _name))
     register_operator_override(f"__r{_name}__", _operator(_fn, _name, reflected=True))
-for _name, _fn in {"lt": less, "le": less_equal, "gt": greater, "ge": greater_equal}.items():
+_COMPARISONS = {
+    "lt": math_elementwise.less,
+    "le": math_elementwise.less_equal,
+    "gt": math_elementwise.greater,
+    "ge": math_elementwise.greater_equal,
+}
+for _name, _fn in _COMPARISONS.items():
     register_operator_override(f"__{_name}__", _operator(_fn, None))
-register_operator_override("__neg__", lambda x: negative(x))
-register_operator_override("__abs__", lambda x: abs(x))
-register_operator_override("__invert__", lambda x: logical_not(x))
+register_operator_override("__neg__", math_elementwise.negative)
+register_operator_override("__abs__", math_elementwise.abs)
+register_operator_override("__invert__", math_elementwise.logical_not)
 del _name, _fn
 
 
-__all__ = [
-    "abs",
-    "add",
-    "add_n",
-    "argmax",
-    "argmin",
-    "cast",
-    "cos",
-    "div",
-    "divide",
-    "equal",
-    "exp",
-    "floor_div",
-    "floordiv",
-    "floormod",
-    "greater",
-    "greater_equal",
-    "less",
-    "less_equal",
-    "log",
-    "log1p",
-    "logical_and",
-    "logical_not",
-    "logical_or",
-    "logical_xor",
-    "matmul",
-    "maximum",
-    "minimum",
-    "mod",
-    "multiply",
-    "negative",
-    "not_equal",
-    "pow",
-    "realdiv",
-    "reduce_max",
-    "reduce_mean",
-    "reduce_min",
-    "reduce_prod",
-    "reduce_sum",
-    "rsqrt",
-    "scalar_mul",
-    "sigmoid",
-    "sign",
-    "sin",
-    "sqrt",
-    "square",
-    "subtract",
-    "tanh",
-    "to_float",
-    "to_int32",
-    "to_int64",
-    "truediv",
-    "where",
-    "where_v2",
-]
+__all__ = sorted({
+    *math_cast.__all__,
+    *math_elementwise.__all__,
+    *math_matmul.__all__,
+    *math_reduction.__all__,
+    *math_select.__all__,
+})
