@@ -1,7 +1,7 @@
 """Blocking steps: the dataflow scheduler, deadlines, close() and cancellation.
 
-The tests register a tiny counter resource: ``BlkSignal`` adds one to it, and the blocking
-``BlkWaitFor`` waits (through ``KernelContext.wait``) until it reaches ``n``.
+The tests use the counter ops of counter_ops.py: ``BlkSignal`` adds one to a counter, and
+the blocking ``BlkWaitFor`` waits (through ``KernelContext.wait``) until it reaches ``n``.
 """
 
 from __future__ import annotations
@@ -13,51 +13,13 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.runtime import counter_ops
 from tfmini.core.registry import register_op, unregister
 from tfmini.runtime.kernel_context import WAIT_POLL_SECONDS
 
-
-class _Counter:
-    def __init__(self):
-        self.value = 0
-        self.cond = threading.Condition()
-
-
-def _counter(ctx, name):
-    return ctx.resource_manager.lookup_or_create("", name, _Counter)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def blocking_ops():
-    @register_op("BlkSignal", inputs=["x: float"], outputs=["y: float"],
-                 attrs=["counter: string"], stateful=True)
-    def signal(ctx, x, *, counter):
-        c = _counter(ctx, counter)
-        with c.cond:
-            c.value += 1
-            c.cond.notify_all()
-        return x
-
-    @register_op("BlkWaitFor", inputs=["n: int32"], outputs=["count: int32"],
-                 attrs=["counter: string"], stateful=True, blocking=True)
-    def wait_for(ctx, n, *, counter):
-        c = _counter(ctx, counter)
-        with c.cond:
-            ctx.wait(c.cond, lambda: c.value >= n, f"counter '{counter}'",
-                     detail=lambda: f"{c.value} of {int(n)} signals")
-            return np.int32(c.value)
-
-    yield
-    unregister("BlkSignal")
-    unregister("BlkWaitFor")
-
-
-def _wait_op(n, counter="c"):
-    return tm.raw_ops.BlkWaitFor(n=n, counter=counter)
-
-
-def _signal(x, counter="c"):
-    return tm.raw_ops.BlkSignal(x=x, counter=counter)
+_counter = counter_ops.get_counter
+_wait_op = counter_ops.wait_op
+_signal = counter_ops.signal
 
 
 def test_one_run_holding_a_wait_and_the_steps_that_satisfy_it_completes():

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.runtime import counter_ops
 from tfmini.core.registry import register_op, unregister
 
 # -- multi-output ops run for their effects ----------------------------------------------
@@ -37,39 +38,13 @@ def test_multi_output_op_as_a_control_dependency_runs(graph):
         assert sess.run(out, {x: [1, 1, 2, 3]}).tolist() == [2.0, 2.0, 4.0, 6.0]
 
 
-# -- blocking ops (a tiny counter resource, as in test_blocking.py) ----------------------
+# -- blocking ops (the counter ops of counter_ops.py, plus the ones below) ---------------
 
-
-class _Counter:
-    def __init__(self):
-        self.value = 0
-        self.cond = threading.Condition()
-
-
-def _counter(ctx, name):
-    return ctx.resource_manager.lookup_or_create("", name, _Counter)
+_counter = counter_ops.get_counter
 
 
 @pytest.fixture(autouse=True, scope="module")
 def review_ops():
-    @register_op("RvSignal", inputs=["x: float"], outputs=["y: float"],
-                 attrs=["counter: string"], stateful=True)
-    def signal(ctx, x, *, counter):
-        c = _counter(ctx, counter)
-        with c.cond:
-            c.value += 1
-            c.cond.notify_all()
-        return x
-
-    @register_op("RvWaitFor", inputs=["n: int32"], outputs=["count: int32"],
-                 attrs=["counter: string"], stateful=True, blocking=True,
-                 shape_fn=lambda ic: [()])
-    def wait_for(ctx, n, *, counter):
-        c = _counter(ctx, counter)
-        with c.cond:
-            ctx.wait(c.cond, lambda: c.value >= n, f"counter '{counter}'")
-            return np.int32(c.value)
-
     @register_op("RvRaise", inputs=["x: float"], outputs=["y: float"],
                  attrs=["kind: string", "blocking: bool = false"])
     def raise_(x, *, kind, blocking):
@@ -111,8 +86,7 @@ def review_ops():
         return y
 
     yield
-    for name in ("RvSignal", "RvWaitFor", "RvRaise", "RvRaiseBlocking", "RvSlow", "RvLogged",
-                 "RvStateful", "RvTrack"):
+    for name in ("RvRaise", "RvRaiseBlocking", "RvSlow", "RvLogged", "RvStateful", "RvTrack"):
         unregister(name)
 
 
@@ -122,12 +96,8 @@ _TRACKED: list[weakref.ref] = []  # every value RvTrack made
 _ALIVE: list[int] = []  # how many of them were alive when each RvTrack started
 
 
-def _wait(n, counter):
-    return tm.raw_ops.RvWaitFor(n=n, counter=counter)
-
-
-def _signal(x, counter):
-    return tm.raw_ops.RvSignal(x=x, counter=counter)
+_wait = counter_ops.wait_op
+_signal = counter_ops.signal
 
 
 # A deadline, so that a regression fails the test instead of hanging it.
