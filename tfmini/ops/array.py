@@ -27,7 +27,10 @@ import numpy as np
 
 from tfmini.core import dtypes
 from tfmini.core.builder import build_op, static_value
-from tfmini.core.convert import convert_to_tensor, set_literal_conversion
+from tfmini.core.convert import (
+    convert_to_tensor,  # noqa: F401  (re-exported, as tf.convert_to_tensor)
+    set_literal_conversion,
+)
 from tfmini.core.dtypes import DType, as_dtype
 from tfmini.core.function import set_argument_op
 from tfmini.core.registry import register_op
@@ -282,62 +285,31 @@ def no_op(name: str | None = None):
 # their functions are re-exported here so that ``tm.reshape`` and
 # ``tfmini.ops.array.reshape`` keep naming them, and importing this module registers them.
 
-from tfmini.ops.array_shape import (  # noqa: E402
-    broadcast_to,
-    expand_dims,
-    rank,
-    reshape,
-    shape,
-    size,
-    squeeze,
-    tile,
-    transpose,
-)
-from tfmini.ops.concat_split import concat, split, stack, unstack  # noqa: E402
-from tfmini.ops.filling import fill, ones, ones_like, range, zeros, zeros_like  # noqa: E402
-from tfmini.ops.gather_scatter import (  # noqa: E402
-    gather,
-    one_hot,
-    scatter_nd,
-    unique,
-    unsorted_segment_sum,
-)
-from tfmini.ops.slicing import newaxis, slice, strided_slice  # noqa: E402
+from tfmini.ops import array_shape as _array_shape  # noqa: E402
+from tfmini.ops import concat_split as _concat_split  # noqa: E402
+from tfmini.ops import filling as _filling  # noqa: E402
+from tfmini.ops import gather_scatter as _gather_scatter  # noqa: E402
+from tfmini.ops import slicing as _slicing  # noqa: E402
+from tfmini.ops.array_shape import *  # noqa: E402,F403
+from tfmini.ops.concat_split import *  # noqa: E402,F403
+from tfmini.ops.filling import *  # noqa: E402,F403
+from tfmini.ops.gather_scatter import *  # noqa: E402,F403
+from tfmini.ops.slicing import *  # noqa: E402,F403
 
-__all__ = [
-    "broadcast_to",
-    "concat",
+# This module's own functions, then every part's (from their own lists, so the re-exports
+# and __all__ cannot drift apart).
+__all__ = sorted({
     "constant",
     "convert_to_tensor",
-    "expand_dims",
-    "fill",
-    "gather",
     "identity",
     "identity_n",
-    "newaxis",
     "no_op",
-    "one_hot",
-    "ones",
-    "ones_like",
     "placeholder",
     "placeholder_with_default",
-    "range",
-    "rank",
-    "reshape",
-    "scatter_nd",
-    "shape",
-    "size",
-    "slice",
-    "split",
-    "squeeze",
-    "stack",
     "stop_gradient",
-    "strided_slice",
-    "tile",
-    "transpose",
-    "unique",
-    "unsorted_segment_sum",
-    "unstack",
-    "zeros",
-    "zeros_like",
-]
+    *_array_shape.__all__,
+    *_concat_split.__all__,
+    *_filling.__all__,
+    *_gather_scatter.__all__,
+    *_slicing.__all__,
+})

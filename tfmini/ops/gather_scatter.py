@@ -485,5 +485,6 @@ __all__ = [
     "gather",
     "one_hot",
     "scatter_nd",
+    "unique",
     "unsorted_segment_sum",
 ]

@@ -814,62 +814,37 @@ def scatter_update(ref: Variable, indices: Any, updates: Any, use_locking: bool 
 # Variable, so it comes last); re-exported so that the tm.* names stay as they were. The
 # initializer classes come by their TF1 names (zeros_initializer is init_ops.Zeros).
 
+from tfmini.ops import init_ops as _init_ops  # noqa: E402
+from tfmini.ops import variable_scope as _variable_scope  # noqa: E402
+from tfmini.ops.init_ops import *  # noqa: E402,F403
 from tfmini.ops.init_ops import Initializer as Initializer  # noqa: E402  (the base class)
-from tfmini.ops.init_ops import (  # noqa: E402
-    constant_initializer,
-    glorot_normal_initializer,
-    glorot_uniform_initializer,
-    ones_initializer,
-    random_normal_initializer,
-    random_uniform_initializer,
-    truncated_normal_initializer,
-    variance_scaling_initializer,
-    zeros_initializer,
-)
-from tfmini.ops.variable_scope import (  # noqa: E402
-    AUTO_REUSE,
-    VariableScope,
-    get_variable,
-    get_variable_scope,
-    variable_scope,
-)
+from tfmini.ops.variable_scope import *  # noqa: E402,F403
 
-__all__ = [
-    "AUTO_REUSE",
+# This module's own names, then the parts' (from their own lists, so they cannot drift).
+__all__ = sorted({
     "GraphKeys",
     "Variable",
     "VariableAggregation",
-    "VariableScope",
     "VariableSynchronization",
     "add_to_collection",
     "add_to_collections",
     "assign",
     "assign_add",
     "assign_sub",
-    "constant_initializer",
     "get_collection",
     "get_collection_ref",
-    "get_variable",
-    "get_variable_scope",
     "global_variables",
     "global_variables_initializer",
-    "glorot_normal_initializer",
-    "glorot_uniform_initializer",
     "is_variable_initialized",
     "local_variables",
     "local_variables_initializer",
     "model_variables",
     "moving_average_variables",
-    "ones_initializer",
-    "random_normal_initializer",
-    "random_uniform_initializer",
     "scatter_add",
     "scatter_sub",
     "scatter_update",
     "trainable_variables",
-    "truncated_normal_initializer",
-    "variable_scope",
     "variables_initializer",
-    "variance_scaling_initializer",
-    "zeros_initializer",
-]
+    *_init_ops.__all__,
+    *_variable_scope.__all__,
+})
