@@ -29,7 +29,7 @@ import tracemalloc
 import numpy as np
 
 import tfmini as tm
-from tfmini.ops import fused_batch_norm as fbn
+from tfmini.ops.nn import fused_batch_norm_ops as fbn
 
 SHAPE = (32, 56, 56, 64)
 COPIES = 5

@@ -36,7 +36,7 @@ from tfmini.core.dtypes import (
 from tfmini.core.function import FuncGraph  # noqa: E402
 from tfmini.compat import *  # noqa: E402,F401,F403  (TF2 switches: no-ops here)
 from tfmini.core.serialize import import_graph_def  # noqa: E402
-from tfmini.ops.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
+from tfmini.ops.common.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
 from tfmini.gradients import (  # noqa: E402
     AggregationMethod,
     UnconnectedGradients,
@@ -65,14 +65,12 @@ from tfmini.core.scope import (
 )
 from tfmini.core.shapes import TensorShape
 
-# The TF1-style functions: each family module lists its public names in __all__.
+# The TF1-style functions: each family's front lists its public names in __all__.
 from tfmini.ops.array import *  # noqa: E402,F401,F403
 from tfmini.ops.control_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.math import *  # noqa: E402,F401,F403
-from tfmini.ops.clip_ops import *  # noqa: E402,F401,F403
-from tfmini.ops.state import *  # noqa: E402,F401,F403
+from tfmini.ops.nn.clip_ops import *  # noqa: E402,F401,F403  (tf.clip_by_value, ...: top level)
 from tfmini.ops.variables import *  # noqa: E402,F401,F403
-from tfmini.ops.ref_variables import *  # noqa: E402,F401,F403
 from tfmini.ops.accumulators import *  # noqa: E402,F401,F403
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session

@@ -44,8 +44,8 @@ from tfmini.core.registry import RegisterGradient, register_op
 from tfmini.core.scope import Scope, current_scope, scope_context
 from tfmini.core.shapes import unknown_shape
 from tfmini.gradients import gradients, is_trainable
-from tfmini.ops.control_flow import _to_bool  # the While kernel's reading of the predicate
-from tfmini.ops.indexed_slices import IndexedSlices
+from tfmini.ops.common.indexed_slices import IndexedSlices
+from tfmini.ops.control_flow import to_bool  # the While kernel's reading of the predicate
 
 # Stateful ops that only read state: recomputing them gives the values the forward pass saw
 # (as long as nothing writes in between), so a recomputed branch or body may contain them.
@@ -324,7 +324,7 @@ def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
     history = []
     while True:
         (pred,) = ctx.call_function(cond, values)
-        if not _to_bool(pred, pred_dtype):
+        if not to_bool(pred, pred_dtype):
             break
         history.append(values)
         values = ctx.call_function(body, values)

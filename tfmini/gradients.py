@@ -12,7 +12,7 @@ The gradient sub-graph is built under a ``gradients/`` name scope, each op's par
 
 Integer-valued tensors are not differentiable: gradients reaching them are dropped, so integer
 paths (shapes, indices, argmax) need no gradient functions. Gradients of gathers stay sparse
-(:class:`~tfmini.ops.indexed_slices.IndexedSlices`) until something needs them dense.
+(:class:`~tfmini.ops.common.indexed_slices.IndexedSlices`) until something needs them dense.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Operation, Output
 from tfmini.core.scope import current_scope, name_scope
 from tfmini.ops.array import ones, zeros, zeros_like
-from tfmini.ops.indexed_slices import IndexedSlices
+from tfmini.ops.common.indexed_slices import IndexedSlices
 
 _TRAINABLE = frozenset({"float16", "float32", "float64", "resource", "variant"})
 

@@ -15,7 +15,7 @@ from tfmini.core.dtypes import as_dtype
 from tfmini.core.scope import scope_context
 from tfmini.gradients import gradients
 from tfmini.ops.array import placeholder
-from tfmini.ops.indexed_slices import IndexedSlicesValue
+from tfmini.ops.common.indexed_slices import IndexedSlicesValue
 
 
 def _dense(value: Any, shape: tuple) -> np.ndarray:

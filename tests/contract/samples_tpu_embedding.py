@@ -9,7 +9,8 @@ where the op needs one, enqueue a batch (and receive it, for Send). The ops are 
 import numpy as np
 
 import tfmini as tm
-from tfmini.ops import tpu_embedding, tpu_embedding_config
+from tfmini.ops import tpu_embedding
+from tfmini.ops.tpu_embedding import config as tpu_embedding_config
 
 R = tm.raw_ops
 T = tm.tpu

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tfmini.ops.accumulator_state import DenseAccumulator, SparseAccumulator
+from tfmini.ops.accumulators.accumulator_state import DenseAccumulator, SparseAccumulator
 
 R = tm.raw_ops
 FLOATS = [tm.float16, tm.float32, tm.float64]

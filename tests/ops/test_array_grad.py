@@ -184,14 +184,13 @@ def test_no_gradient_ops_stop_the_gradient(graph):
 
 def test_every_array_and_state_op_has_a_gradient_or_a_mark():
     package = os.path.dirname(tm.__file__)
-    # The array family's modules (array.py was split by topic) and state.py.
-    families = {"array_shape.py", "concat_split.py", "filling.py", "gather_scatter.py",
-                "slicing.py", "state.py"}
+    # Every op of the array family's package, and the resource variable ops.
+    array_dir = os.path.join(package, "ops", "array")
+    resource_ops = os.path.join(package, "ops", "variables", "resource_ops.py")
     ops = [
         name for name, op_def in registry.registered_ops().items()
-        if op_def.defined_at.filename.startswith(package)
-        and (os.path.basename(op_def.defined_at.filename).startswith("array")
-             or os.path.basename(op_def.defined_at.filename) in families)
+        if os.path.dirname(op_def.defined_at.filename) == array_dir
+        or op_def.defined_at.filename == resource_ops
     ]
     named = ["Identity", "IdentityN", "PlaceholderWithDefault", "StopGradient", "Const",
              "Placeholder", "Shape", "Size", "Rank", "Range", "ZerosLike", "OnesLike", "Fill",

@@ -11,7 +11,9 @@ import pytest
 import tfmini as tm
 from tests.conftest import load_golden
 from tfmini.core import registry
-from tfmini.ops import fused_batch_norm as fbn
+from tfmini.ops.nn import fused_batch_norm_grad as fbn_grad
+from tfmini.ops.nn import fused_batch_norm_kernels as fbn_kernels
+from tfmini.ops.nn import fused_batch_norm_ops as fbn
 
 G = load_golden("fused_batch_norm")
 EPS = 0.001
@@ -313,9 +315,9 @@ def test_gradient_function_builds_the_matching_grad_op(op_type, mode):
                                            data_format="NCHW", **MODE_ATTRS[mode])
         (dx,) = tm.gradients(out[0], [x])
     types = [op.type for op in g.get_operations() if "_grad/" in op.name]
-    assert fbn._GRAD_OP[op_type] in types
+    assert fbn_grad._GRAD_OP[op_type] in types
     # Inference hands the grad op channels-last tensors, as TensorFlow's gradient does.
-    grad_op = next(op for op in g.get_operations() if op.type == fbn._GRAD_OP[op_type])
+    grad_op = next(op for op in g.get_operations() if op.type == fbn_grad._GRAD_OP[op_type])
     assert grad_op.attrs["data_format"] == ("NCHW" if mode == "train" else "NHWC")
     assert ("Transpose" in types) == (mode == "infer")
     assert dx.shape.as_list() == [2, 3, 4, 5]
@@ -667,7 +669,7 @@ def test_large_tensors_match_a_float64_reference(fmt, dtype, loc):
     # deviations from 0 takes the centred paths and checks that the blocked variance does
     # not cancel; the others take the folded paths (see _can_fold).
     shape = (3, 37, 41, 64) if fmt == "NHWC" else (3, 64, 37, 41)
-    assert np.prod(shape) >= fbn._PARALLEL_MIN_ELEMENTS
+    assert np.prod(shape) >= fbn_kernels._PARALLEL_MIN_ELEMENTS
     rng = np.random.default_rng(5)
     axes = (0, 1, 2) if fmt == "NHWC" else (0, 2, 3)
     bshape = (1, 1, 1, 64) if fmt == "NHWC" else (1, 64, 1, 1)
@@ -677,11 +679,11 @@ def test_large_tensors_match_a_float64_reference(fmt, dtype, loc):
     e = np.zeros(0, np.float32)
     kw = dict(epsilon=EPS, data_format=fmt)
     r0 = 1 / np.sqrt(x.astype(np.float64).var() + EPS)
-    assert fbn._can_fold(np.array([loc]), np.array([r0])) == (loc < 10)
-    y, mean, var, rs1, rs2 = fbn._fused_batch_norm(x, scale, offset, e, e, is_training=True,
-                                                   exponential_avg_factor=1.0, **kw)
-    dx, ds, do, _, _ = fbn._fused_batch_norm_grad(dy, x, scale, rs1, rs2, is_training=True,
-                                                  **kw)
+    assert fbn_kernels._can_fold(np.array([loc]), np.array([r0])) == (loc < 10)
+    y, mean, var, rs1, rs2 = fbn_kernels.fused_batch_norm_forward(
+        x, scale, offset, e, e, is_training=True, exponential_avg_factor=1.0, **kw)
+    dx, ds, do, _, _ = fbn_kernels.fused_batch_norm_backward(
+        dy, x, scale, rs1, rs2, is_training=True, **kw)
     x64, dy64 = x.astype(np.float64), dy.astype(np.float64)
     n = x.size // 64
     m64, v64 = x64.mean(axes), x64.var(axes)
@@ -701,10 +703,10 @@ def test_large_tensors_match_a_float64_reference(fmt, dtype, loc):
     np.testing.assert_allclose(dx, dx64, atol=2e-3 if tight else 1e-2)
     assert y.dtype == dx.dtype == dtype
     # Inference, through the same blocks.
-    y_inf, *_ = fbn._fused_batch_norm(x, scale, offset, rs1, rs2, is_training=False,
+    y_inf, *_ = fbn_kernels.fused_batch_norm_forward(x, scale, offset, rs1, rs2, is_training=False,
                                       exponential_avg_factor=1.0, **kw)
     np.testing.assert_allclose(y_inf, y, atol=2e-3 if tight else 1e-2)
-    dx_inf, ds_inf, do_inf, _, _ = fbn._fused_batch_norm_grad(dy, x, scale, rs1, rs2,
+    dx_inf, ds_inf, do_inf, _, _ = fbn_kernels.fused_batch_norm_backward(dy, x, scale, rs1, rs2,
                                                               is_training=False, **kw)
     np.testing.assert_allclose(dx_inf, dy64 * (scale * r).reshape(bshape),
                                atol=2e-3 if tight else 1e-2)
@@ -718,9 +720,9 @@ def test_kernels_do_not_modify_their_inputs():
     v = np.ones(16, np.float32)
     x0, dy0 = x.copy(), dy.copy()
     for training in (True, False):
-        fbn._fused_batch_norm(x, v, v, v, v, epsilon=EPS, exponential_avg_factor=0.5,
+        fbn_kernels.fused_batch_norm_forward(x, v, v, v, v, epsilon=EPS, exponential_avg_factor=0.5,
                               data_format="NHWC", is_training=training)
-        fbn._fused_batch_norm_grad(dy, x, v, v, v, epsilon=EPS, data_format="NHWC",
+        fbn_kernels.fused_batch_norm_backward(dy, x, v, v, v, epsilon=EPS, data_format="NHWC",
                                    is_training=training)
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(dy, dy0)

@@ -14,7 +14,7 @@ import pytest
 import tfmini as tm
 from tests.conftest import load_golden
 from tfmini.core import registry
-from tfmini.ops import nn as nn_ops
+from tfmini.ops.nn import nn_ops as nn_ops
 
 G = load_golden("nn_grad")
 

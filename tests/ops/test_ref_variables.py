@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tfmini.ops.ref_variables import RefStorage, RefVariable
+from tfmini.ops.variables.ref_variables import RefStorage, RefVariable
 
 R = tm.raw_ops
 F = np.float32

@@ -13,7 +13,7 @@ import pytest
 import tfmini as tm
 from tests.helpers import hammer
 from tfmini.core import registry
-from tfmini.ops.state import ResourceHandle, VariableResource, freeze
+from tfmini.ops.variables.resource_ops import ResourceHandle, VariableResource, freeze
 from tfmini.runtime.kernel_context import KernelContext, RunState
 from tfmini.runtime.resources import ResourceManager
 

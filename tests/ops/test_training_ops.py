@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tfmini.ops.state import VariableResource
+from tfmini.ops.variables.resource_ops import VariableResource
 
 R = tm.raw_ops
 GOLDENS = np.load(os.path.join(os.path.dirname(__file__), "..", "goldens", "training_ops.npz"))

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tfmini as tm
-from tfmini.ops import tpu_embedding_config as cfg
+from tfmini.ops.tpu_embedding import config as cfg
 
 T = tm.tpu
 

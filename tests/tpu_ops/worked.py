@@ -74,7 +74,7 @@ def load_ops(cfg, slots_by_table):
     s = cfg.SerializeToString()
     ops = []
     for t in cfg.table_descriptor:
-        load = getattr(R, tm.ops.tpu_embedding_config.load_op_name(t.optimization_parameters))
+        load = getattr(R, tm.ops.tpu_embedding.config.load_op_name(t.optimization_parameters))
         names = T.slot_names(t.optimization_parameters)
         values = dict(zip(names, [TABLES[t.name], *slots_by_table[t.name]]))
         ops.append(load(**values, table_name=t.name, num_shards=1, shard_id=0, config=s))
@@ -83,7 +83,7 @@ def load_ops(cfg, slots_by_table):
 
 def retrieve(sess, cfg, name, num_shards=1, shard_id=0):
     t = cfg.table_descriptor[cfg.table_index(name)]
-    op = getattr(R, tm.ops.tpu_embedding_config.retrieve_op_name(t.optimization_parameters))
+    op = getattr(R, tm.ops.tpu_embedding.config.retrieve_op_name(t.optimization_parameters))
     with sess.graph.as_default():
         out = op(table_name=name, num_shards=num_shards, shard_id=shard_id,
                  config=cfg.SerializeToString())

@@ -10,13 +10,15 @@ from __future__ import annotations
 from tfmini.core import registry as _registry
 from tfmini.core.wrappers import OpWrapper, op_class
 
-# Importing the families registers the built-in ops; the *_grad modules register their
-# gradient functions (and mark the ops that have none).
-from tfmini.ops import array, control_flow, math, nn, state, variables  # noqa: F401,E402
-from tfmini.ops import fused_batch_norm, indexed_slices, ref_variables  # noqa: F401,E402
-from tfmini.ops import accumulators, tpu_embedding, training  # noqa: F401,E402
-from tfmini.ops import array_grad, math_grad, nn_grad  # noqa: F401,E402
-
+# Importing the families registers the built-in ops (each family's front imports its forward
+# modules); the grad modules then register the gradient functions (and mark the ops that have
+# none). No front imports a grad module, so the families' fronts import each other one way.
+from tfmini.ops import array, math, nn, control_flow, variables, training  # noqa: F401,E402
+from tfmini.ops import accumulators, tpu_embedding  # noqa: F401,E402
+from tfmini.ops.array import grad as _array_grad  # noqa: F401,E402
+from tfmini.ops.math import grad as _math_grad  # noqa: F401,E402
+from tfmini.ops.nn import fused_batch_norm_grad as _fused_batch_norm_grad  # noqa: F401,E402
+from tfmini.ops.nn import grad as _nn_grad  # noqa: F401,E402
 
 def __getattr__(name: str):
     if name[:1].isupper():

@@ -43,8 +43,8 @@ from tfmini.core.scope import (
 )
 from tfmini.core.shapes import TensorShape, unknown_shape
 from tfmini.ops.array import constant, identity, no_op, stop_gradient
-from tfmini.ops.build_util import peek_op_name
-from tfmini.ops.kernel_util import invalid_argument
+from tfmini.ops.common.build_util import peek_op_name
+from tfmini.ops.common.kernel_util import invalid_argument
 
 # TensorFlow numbers functions with a process-wide uid ("cond_true_12").
 _uids = itertools.count(1)
@@ -159,7 +159,7 @@ def _shape_less_than_or_equal(shape: TensorShape, bound: TensorShape) -> bool:
 # Kernels' shared helpers
 
 
-def _to_bool(value: Any, dtype: Any) -> bool:
+def to_bool(value: Any, dtype: Any) -> bool:
     """TensorFlow's ToBool for the predicate of If and While.
 
     A scalar is true when it is nonzero (a non-empty string); a tensor of any
@@ -229,7 +229,7 @@ def _if_shape(ic) -> list:
 
 def _if_kernel(ctx, cond, input, *, Tcond, then_branch, else_branch, node):
     """Runs ``then_branch(*input)`` if ``cond`` is true, else ``else_branch(*input)``."""
-    taken = _to_bool(cond, Tcond)
+    taken = to_bool(cond, Tcond)
     branch, attr = (then_branch, "then_branch") if taken else (else_branch, "else_branch")
     _check_signature(node, attr, branch, len(input), len(node.outputs))
     return ctx.call_function(branch, input)  # a list output: always a sequence
@@ -284,7 +284,7 @@ def _while_kernel(ctx, input, *, cond, body, node):
     try:
         while True:
             (pred,) = ctx.call_function(cond, values)
-            if not _to_bool(pred, pred_dtype):
+            if not to_bool(pred, pred_dtype):
                 return values
             values = ctx.call_function(body, values)
             # A loop may run for long: honour the run's deadline and a concurrent close().

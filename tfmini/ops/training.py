@@ -3,7 +3,7 @@
 Each update comes in TensorFlow's two spellings: ``ApplyX(var: Ref(T), ...) -> out: Ref(T)``
 for TF1 ref variables (``VariableV2``, see ``ref_variables``) and ``ResourceApplyX(var:
 resource, ...)`` for resource variables; both run the same kernel on the same
-:class:`~tfmini.ops.state.VariableResource` storage:
+:class:`~tfmini.ops.variables.resource_ops.VariableResource` storage:
 
 * ApplyGradientDescent: ``var -= alpha * delta``.
 * ApplyMomentum: ``accum = accum * momentum + grad``; ``var -= lr * accum``, or with
@@ -40,15 +40,11 @@ from tfmini import errors
 from tfmini.core.dtypes import DType, tf_type_name
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
-from tfmini.ops import shape_fns
-from tfmini.ops.kernel_util import invalid_argument
-from tfmini.ops.state import (
-    NUMERIC_TYPES,
-    ResourceHandle,
-    VariableResource,
-    _handle_data,
-    _lookup_resource,
-)
+from tfmini.ops.common import shape_fns
+from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.common.resources import ResourceHandle, lookup_resource
+from tfmini.ops.common.type_lists import NUMERIC_TYPES
+from tfmini.ops.variables import VariableResource, handle_data
 
 _FLOAT_KERNELS = frozenset(("float16", "float32", "float64"))
 _T = f"T: {{{NUMERIC_TYPES}}}"
@@ -62,7 +58,7 @@ _TINDICES = "Tindices: {int32, int64}"
 def _var_shape(ic, key: int) -> TensorShape:
     """A variable input's shape: the ref tensor's, or the handle's declared shape."""
     if ic.input_dtype(key).name == "resource":
-        data = _handle_data(ic, key)
+        data = handle_data(ic, key)
         return data[1] if data is not None else unknown_shape()
     return ic.input_shape(key)
 
@@ -108,7 +104,7 @@ def _resolve(ctx: Any, value: Any) -> VariableResource:
             f"Expected a variable (a resource handle or a reference), got "
             f"{type(value).__name__}"
         )
-    res = _lookup_resource(ctx, handle)
+    res = lookup_resource(ctx, handle)
     if not isinstance(res, VariableResource) or res.value is None:
         # TensorFlow's training ops fail this way for a handle naming no variable.
         raise errors.InternalError(

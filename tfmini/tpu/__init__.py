@@ -1,86 +1,16 @@
 """``tm.tpu``: the TPU embedding configuration and a small mid-level API.
 
 The configuration classes mirror TensorFlow's ``TPUEmbeddingConfiguration`` and
-``OptimizationParameters`` protos (see ``tfmini/ops/tpu_embedding_config.py``); they live in the
+``OptimizationParameters`` protos (see ``tfmini/ops/tpu_embedding/config.py``); they live in the
 ops layer because the embedding ops parse them from their ``config`` attr.
 """
 
 from __future__ import annotations
 
-from tfmini.ops.tpu_embedding_config import (
-    AdadeltaParameters,
-    AdagradMomentumParameters,
-    AdagradParameters,
-    AdamParameters,
-    CenteredRmsPropParameters,
-    ClippingLimits,
-    DynamicLearningRate,
-    FeatureDescriptor,
-    FtrlParameters,
-    GradientAccumulationStatus,
-    LearningRate,
-    MomentumParameters,
-    OptimizationParameters,
-    ProximalAdagradParameters,
-    RmsPropParameters,
-    SpmdSharding,
-    StochasticGradientDescentParameters,
-    TableDescriptor,
-    TPUEmbeddingConfiguration,
-    dynamic_learning_rate_tags,
-    recv_output_shapes,
-    shard_of_ids,
-    shard_row_ids,
-    shard_row_range,
-    shard_size,
-    slot_names,
-)
-from tfmini.tpu.mid_level import (
-    FTRL,
-    SGD,
-    Adagrad,
-    Adam,
-    FeatureConfig,
-    RaggedInput,
-    SparseInput,
-    TableConfig,
-    TPUEmbedding,
-)
+from tfmini.ops.tpu_embedding import config as _config
+from tfmini.ops.tpu_embedding.config import *  # noqa: F403
+from tfmini.tpu import mid_level as _mid_level
+from tfmini.tpu.mid_level import *  # noqa: F403
 
-__all__ = [
-    "FTRL",
-    "SGD",
-    "Adagrad",
-    "Adam",
-    "FeatureConfig",
-    "RaggedInput",
-    "SparseInput",
-    "TPUEmbedding",
-    "TableConfig",
-    "AdadeltaParameters",
-    "AdagradMomentumParameters",
-    "AdagradParameters",
-    "AdamParameters",
-    "CenteredRmsPropParameters",
-    "ClippingLimits",
-    "DynamicLearningRate",
-    "FeatureDescriptor",
-    "FtrlParameters",
-    "GradientAccumulationStatus",
-    "LearningRate",
-    "MomentumParameters",
-    "OptimizationParameters",
-    "ProximalAdagradParameters",
-    "RmsPropParameters",
-    "SpmdSharding",
-    "StochasticGradientDescentParameters",
-    "TPUEmbeddingConfiguration",
-    "TableDescriptor",
-    "dynamic_learning_rate_tags",
-    "recv_output_shapes",
-    "shard_of_ids",
-    "shard_row_ids",
-    "shard_row_range",
-    "shard_size",
-    "slot_names",
-]
+# The configuration messages and the mid-level API, from their modules' own lists.
+__all__ = sorted({*_config.__all__, *_mid_level.__all__})

@@ -2,7 +2,7 @@
 
 ``TableConfig``, ``FeatureConfig`` and the optimizers ``SGD``, ``Adagrad``, ``Adam`` and ``FTRL``
 take TensorFlow's arguments, defaults and errors. :class:`TPUEmbedding` turns them into a
-:class:`~tfmini.ops.tpu_embedding_config.TPUEmbeddingConfiguration` (as TensorFlow's
+:class:`~tfmini.ops.tpu_embedding.config.TPUEmbeddingConfiguration` (as TensorFlow's
 ``TPUEmbedding._create_config_proto`` does: tables in order of first use, feature descriptors,
 mode TRAINING, DIV sharding), keeps host copies of the tables and optimizer slots as
 variables, and builds the raw embedding ops of the simulated TPU device::
@@ -42,13 +42,11 @@ from tfmini.core.graph import Operation, Output
 from tfmini.core.scope import control_dependencies, name_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.core.wrappers import raw_op_function
-from tfmini.ops import tpu_embedding_config as cfg
-from tfmini.ops.array import concat, constant, gather, identity, reshape
+from tfmini.ops.array import concat, constant, gather, identity, reshape, zeros
 from tfmini.ops.control_flow import group
-from tfmini.ops.filling import zeros
-from tfmini.ops.init_ops import Constant, TruncatedNormal
 from tfmini.ops.math import cast
-from tfmini.ops.variables import Variable
+from tfmini.ops.tpu_embedding import config as cfg
+from tfmini.ops.variables import Variable, constant_initializer, truncated_normal_initializer
 
 __all__ = [
     "SGD",
@@ -414,7 +412,8 @@ class TableConfig:
                 f"Received: {self.initializer}")
         if self.initializer is None:
             object.__setattr__(
-                self, "initializer", TruncatedNormal(mean=0.0, stddev=1 / math.sqrt(self.dim)))
+                self, "initializer",
+                truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(self.dim)))
         if isinstance(self.combiner, str):
             if self.combiner not in _COMBINERS:
                 raise ValueError(
@@ -755,7 +754,7 @@ class TPUEmbedding:
                 variables = {"parameters": Variable(init, name=tname, trainable=False)}
                 for slot, value in zip(opt._slot_names(), opt._slot_initial_values()):
                     variables[slot] = Variable(
-                        Constant(value)(shape), name=f"{tname}/{slot}", trainable=False)
+                        constant_initializer(value)(shape), name=f"{tname}/{slot}", trainable=False)
                 out[tname] = variables
         return out
 

@@ -30,13 +30,11 @@ from typing import Any
 from tfmini.core.builder import build_op
 from tfmini.core.graph import Operation, Output
 from tfmini.core.scope import control_dependencies, current_scope, name_scope, scope_context
-from tfmini.ops import mutex as _mutex  # noqa: F401  (registers MutexV2/MutexLock)
 from tfmini.ops.array import identity, reshape
 from tfmini.ops.control_flow import cond
-from tfmini.ops.init_ops import zeros_initializer
 from tfmini.ops.math import less_equal
-from tfmini.ops.variable_scope import get_variable
-from tfmini.ops.variables import Variable, init_scope
+from tfmini.ops.variables import Variable, get_variable, init_scope, zeros_initializer
+from tfmini.ops.variables import mutex as _mutex  # noqa: F401  (registers MutexV2/MutexLock)
 from tfmini.train.optimizer import Optimizer, is_ref_variable
 from tfmini.train.training_util import get_global_step
 

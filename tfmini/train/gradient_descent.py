@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfmini.core.convert import convert_to_tensor
-from tfmini.ops.indexed_slices import IndexedSlices
+from tfmini.ops.common.indexed_slices import IndexedSlices
 from tfmini.ops.math import cast
 from tfmini.train.optimizer import Optimizer, ref_of, training_op
 

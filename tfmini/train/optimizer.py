@@ -7,7 +7,7 @@ variables (outside any control flow), builds one update per variable under the n
 them. Subclasses implement the update rules with the raw training ops
 (``ResourceApplyAdagrad``...), exactly as TensorFlow's optimizers do, so the numbers agree.
 
-Sparse gradients (:class:`~tfmini.ops.indexed_slices.IndexedSlices`, from gathers) update only
+Sparse gradients (:class:`~tfmini.IndexedSlices`, from gathers) update only
 the rows they name; the base class first sums the values of repeated indices
 (``Unique`` + ``UnsortedSegmentSum``), because the sparse kernels apply repeated rows one
 after the other, which is not the update of the summed gradient for any rule but SGD.
@@ -35,15 +35,15 @@ from tfmini.core.scope import (
 from tfmini.gradients import gradients
 from tfmini.ops.array import shape as shape_of
 from tfmini.ops.array import unique, unsorted_segment_sum, zeros
+from tfmini.ops.common.indexed_slices import IndexedSlices
 from tfmini.ops.control_flow import group
 from tfmini.ops.control_flow import tuple as gate_tuple
-from tfmini.ops.indexed_slices import IndexedSlices
-from tfmini.ops.variable_scope import get_variable_scope
 from tfmini.ops.variables import (
     GraphKeys,
     Variable,
     get_collection,
     get_collection_ref,
+    get_variable_scope,
     init_scope,
     trainable_variables,
 )

@@ -13,9 +13,13 @@ from tfmini.core.dtypes import int64
 from tfmini.core.function import root_graph
 from tfmini.core.graph import Graph, Output
 from tfmini.core.scope import default_graph_context, get_default_graph, name_scope
-from tfmini.ops.init_ops import zeros_initializer
-from tfmini.ops.variable_scope import get_variable
-from tfmini.ops.variables import GraphKeys, Variable, VariableAggregation
+from tfmini.ops.variables import (
+    GraphKeys,
+    Variable,
+    VariableAggregation,
+    get_variable,
+    zeros_initializer,
+)
 
 
 def _graph(graph: Graph | None) -> Graph:

@@ -30,12 +30,20 @@ from tfmini.core.scope import control_dependencies, name_scope, scope_context
 from tfmini.gradients import gradients
 from tfmini.keras.optimizers import schedules
 from tfmini.ops import math as tm_math
-from tfmini.ops.array import identity, no_op, ones_like, placeholder, shape, stack
+from tfmini.ops.array import (
+    identity,
+    no_op,
+    ones_like,
+    placeholder,
+    shape,
+    stack,
+    strided_slice,
+    unique,
+    unsorted_segment_sum,
+)
+from tfmini.ops.common.indexed_slices import IndexedSlices
 from tfmini.ops.control_flow import group
-from tfmini.ops.gather_scatter import unique, unsorted_segment_sum
-from tfmini.ops.indexed_slices import IndexedSlices
 from tfmini.ops.nn import l2_loss
-from tfmini.ops.slicing import strided_slice
 from tfmini.ops.variables import Variable, init_scope
 
 _log = logging.getLogger("tfmini.keras")

@@ -1,0 +1,35 @@
+"""The array family: constants, placeholders, shapes, concatenation, slicing, filling, gathers.
+
+One module per kind of op, each registering its ops (OpDef, shape function, kernel) and
+listing its TF1-style functions in ``__all__``:
+
+* ``basic``: literal conversion, Const, Placeholder(WithDefault), Identity(N), StopGradient,
+  NoOp;
+* ``shape``: Shape, Size, Rank, Reshape, ExpandDims, Squeeze, Transpose, InvertPermutation,
+  Tile, BroadcastTo, BroadcastArgs, BroadcastGradientArgs;
+* ``concat_split``: ConcatV2, ConcatOffset, Pack, Unpack, Split, SplitV;
+* ``slicing``: Slice, StridedSlice, StridedSliceGrad, Pad and ``x[...]`` on tensors;
+* ``filling``: Fill (``zeros``, ``ones``), ZerosLike, OnesLike, Range;
+* ``gather_scatter``: GatherV2, GatherNd, ScatterNd, UnsortedSegmentSum, Unique, OneHot.
+
+Gradients are in ``grad`` (imported by ``tfmini.ops``, after every family).
+"""
+
+from __future__ import annotations
+
+from tfmini.ops.array import basic as _basic
+from tfmini.ops.array import concat_split as _concat_split
+from tfmini.ops.array import filling as _filling
+from tfmini.ops.array import gather_scatter as _gather_scatter
+from tfmini.ops.array import shape_ops as _shape_ops
+from tfmini.ops.array import slicing as _slicing
+from tfmini.ops.array.basic import *  # noqa: F403
+from tfmini.ops.array.concat_split import *  # noqa: F403
+from tfmini.ops.array.filling import *  # noqa: F403
+from tfmini.ops.array.gather_scatter import *  # noqa: F403
+from tfmini.ops.array.shape_ops import *  # noqa: F403
+from tfmini.ops.array.slicing import *  # noqa: F403
+
+# Each part lists its public names; the front's list is derived from theirs.
+_PARTS = (_basic, _shape_ops, _concat_split, _slicing, _filling, _gather_scatter)
+__all__ = sorted({name for part in _PARTS for name in part.__all__})

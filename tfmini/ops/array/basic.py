@@ -1,0 +1,292 @@
+"""Array ops: literals, constants, placeholders and identities; the array family's front.
+
+Here: literal conversion (TensorFlow's default dtypes), Const, Placeholder,
+PlaceholderWithDefault, Identity, IdentityN, StopGradient and NoOp. The rest of
+the family builds on these, one module per kind of op:
+
+* ``array_shape``: Shape, Size, Rank, Reshape, ExpandDims, Squeeze, Transpose, Tile,
+  BroadcastTo;
+* ``concat_split``: ConcatV2, Pack, Unpack, Split, SplitV;
+* ``slicing``: Slice, StridedSlice and ``x[...]`` on tensors;
+* ``filling``: Fill (``zeros``, ``ones``), ZerosLike, OnesLike, Range;
+* ``gather_scatter``: GatherV2, ScatterNd, UnsortedSegmentSum, Unique, OneHot.
+
+Their TF1-style functions are re-exported at the end of this module, so
+``tm.reshape`` is ``tfmini.ops.array.basic.reshape``, and importing this module
+registers the whole family.
+
+Each op reads the same: its registration (OpDef, with the shape function),
+then its NumPy kernel, greppable by the op's type string.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfmini.core import dtypes
+from tfmini.core.builder import build_op, static_value
+from tfmini.core.convert import (
+    convert_to_tensor,  # noqa: F401  (re-exported, as tf.convert_to_tensor)
+    set_literal_conversion,
+)
+from tfmini.core.dtypes import DType, as_dtype
+from tfmini.core.function import set_argument_op
+from tfmini.core.registry import register_op
+from tfmini.core.scope import current_scope
+from tfmini.core.shapes import TensorShape, as_shape
+from tfmini.ops.common import shape_fns
+from tfmini.ops.common.constant_folding import fold_constant  # noqa: F401  (imported from here by others)
+from tfmini.ops.common.kernel_util import invalid_argument
+
+# ----------------------------------------------------------------------------------------
+# Literals -> NumPy values with TensorFlow's default dtypes.
+
+
+def _default_array(value: Any) -> np.ndarray:
+    """A NumPy array for a literal, with TensorFlow's defaults (float32, int32)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    arr = np.asarray(value)
+    if arr.dtype == np.float64:
+        return arr.astype(np.float32)
+    if arr.dtype.kind == "i":
+        info = np.iinfo(np.int32)
+        if arr.size == 0 or (arr.min() >= info.min and arr.max() <= info.max):
+            return arr.astype(np.int32)
+        return arr.astype(np.int64)
+    if arr.dtype.kind in ("U", "S"):
+        return arr.astype(object)
+    if arr.dtype == object:
+        raise TypeError(f"Cannot convert {value!r} to a tensor: ragged or mixed-type value")
+    return arr
+
+
+def literal_to_array(value: Any, dtype: DType | None = None) -> np.ndarray:
+    """The NumPy value of a literal as a tensor of ``dtype`` (TensorFlow's conversion rules).
+
+    Raises:
+        TypeError: the value cannot be represented in ``dtype`` without loss
+            ("Cannot convert 1.5 to EagerTensor of dtype int32").
+    """
+    if dtype is None:
+        return _default_array(value)
+    if dtype.is_object:
+        arr = np.asarray(value, dtype=object)
+        return arr
+    src = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if src.dtype == object or src.dtype.kind in ("U", "S"):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    if not isinstance(value, (np.ndarray, np.generic)) and (dtype.is_integer or dtype.is_bool):
+        # TensorFlow refuses Python floats for integer types and mixes of bools and ints,
+        # even when the value is exact (tf.constant(1.0, tf.int32) is a TypeError).
+        if src.size and (src.dtype.kind == "f" or (src.dtype.kind == "b") != dtype.is_bool):
+            raise TypeError(
+                f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'."
+            )
+    arr = src.astype(dtype.np_dtype, copy=False)
+    if not isinstance(value, np.ndarray) or src.dtype.kind == "f":
+        # Python literals (and floats into ints) must survive the conversion unchanged.
+        if dtype.is_integer or dtype.is_bool:
+            with np.errstate(invalid="ignore"):
+                if src.size and not np.array_equal(arr.astype(src.dtype), src):
+                    raise TypeError(
+                        f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}"
+                    )
+    return arr
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr = np.array(arr, copy=True) if arr.flags.writeable or arr.base is not None else arr
+    arr.flags.writeable = False
+    return arr
+
+
+# ----------------------------------------------------------------------------------------
+# Const
+
+
+def _const_shape(ic):
+    return [TensorShape(ic.attrs["value"].shape)]
+
+
+def _const_value(output):
+    return output.op.attrs["value"]
+
+
+@register_op(
+    "Const",
+    outputs=["output: dtype"],
+    attrs=["value: tensor", "dtype: type"],
+    shape_fn=_const_shape,
+    value_fn=_const_value,
+)
+def const_kernel(*, value):
+    """A constant tensor."""
+    return value
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
+             verify_shape: bool = False):
+    """A constant tensor (``tf.constant``).
+
+    A scalar ``value`` with a ``shape`` is broadcast to it; a value with the
+    same number of elements is reshaped.
+    """
+    dt = as_dtype(dtype) if dtype is not None else None
+    arr = literal_to_array(value, dt)
+    if shape is not None:
+        shp = as_shape(shape)
+        if not shp.is_fully_defined():
+            raise ValueError(f"Shape of a constant must be fully defined, got {shp}")
+        dims = tuple(shp.dims)
+        if arr.shape != dims:
+            if verify_shape:
+                raise TypeError(f"Expected Tensor's shape: {dims}, got {arr.shape}.")
+            if arr.size == 1:
+                arr = np.broadcast_to(arr.reshape(()), dims)
+            elif arr.size == int(np.prod(dims)):
+                arr = arr.reshape(dims)
+            else:
+                raise TypeError(
+                    f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
+                    f"(converted from {value!r}) has {arr.size} elements, but got `shape` {dims} "
+                    f"with {int(np.prod(dims))} elements)."
+                )
+    out_dtype = dt if dt is not None else as_dtype(arr.dtype)
+    if out_dtype.is_object:
+        arr = np.asarray(arr, dtype=object)
+    op = build_op(current_scope(), "Const", [], {"value": _frozen(arr), "dtype": out_dtype},
+                  name=name)
+    return op.outputs[0]
+
+
+set_literal_conversion(lambda value, dtype, name: constant(value, dtype, name=name or "Const"))
+
+
+# ----------------------------------------------------------------------------------------
+# Placeholder, PlaceholderWithDefault
+
+
+def _placeholder_shape(ic):
+    return [ic.attrs["shape"]]
+
+
+@register_op(
+    "Placeholder",
+    outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape = {unknown_rank: true}"],
+    shape_fn=_placeholder_shape,
+)
+def placeholder_kernel(*, dtype, shape, node):
+    """A value that must be fed."""
+    raise invalid_argument(
+        f"You must feed a value for placeholder tensor '{node.name}' with dtype "
+        f"{dtypes.tf_type_name(dtype)} and shape {shape.tf_str()}",
+    )
+
+
+set_argument_op("Placeholder")
+
+
+def placeholder(dtype: Any, shape: Any = None, name: str | None = None):
+    """A tensor whose value is fed at run time (``tf.compat.v1.placeholder``)."""
+    op = build_op(current_scope(), "Placeholder", [],
+                  {"dtype": as_dtype(dtype), "shape": as_shape(shape)}, name=name)
+    return op.outputs[0]
+
+
+def _pwd_shape(ic):
+    declared = ic.attrs["shape"]
+    given = ic.input_shape(0)
+    if not declared.is_compatible_with(given):
+        raise ValueError(f"Shapes {given} and {declared} are incompatible")
+    return [declared]
+
+
+@register_op(
+    "PlaceholderWithDefault",
+    inputs=["input: dtype"],
+    outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape"],
+    shape_fn=_pwd_shape,
+)
+def placeholder_with_default_kernel(input):
+    """Passes ``input`` through unless fed."""
+    return input
+
+
+def placeholder_with_default(input: Any, shape: Any, name: str | None = None):
+    """``tf.compat.v1.placeholder_with_default``."""
+    op = build_op(current_scope(), "PlaceholderWithDefault", [input], {"shape": as_shape(shape)},
+                  name=name)
+    return op.outputs[0]
+
+
+# ----------------------------------------------------------------------------------------
+# Identity, IdentityN, StopGradient, NoOp
+
+
+def _identity_value(output):
+    return static_value(output.op.inputs[0])
+
+
+@register_op("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+             shape_fn=shape_fns.unchanged, value_fn=_identity_value)
+def identity_kernel(input):
+    """Returns its input."""
+    return input
+
+
+@register_op("IdentityN", inputs=["input: T"], outputs=["output: T"], attrs=["T: list(type) >= 1"],
+             shape_fn=lambda ic: list(ic.input_shape(0)))
+def identity_n_kernel(input):
+    """Returns its inputs."""
+    return list(input)
+
+
+@register_op("StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+             shape_fn=shape_fns.unchanged)
+def stop_gradient_kernel(input):
+    """Identity for values; gradients stop here."""
+    return input
+
+
+@register_op("NoOp", shape_fn=shape_fns.no_outputs)
+def no_op_kernel():
+    """Does nothing; useful as a control-dependency anchor."""
+    return None
+
+
+def identity(input: Any, name: str | None = None):
+    """``tf.identity``."""
+    return build_op(current_scope(), "Identity", [input], name=name).outputs[0]
+
+
+def identity_n(input: list, name: str | None = None) -> list:
+    return list(build_op(current_scope(), "IdentityN", [list(input)], name=name).outputs)
+
+
+def stop_gradient(input: Any, name: str | None = None):
+    """``tf.stop_gradient``."""
+    return build_op(current_scope(), "StopGradient", [input], name=name).outputs[0]
+
+
+def no_op(name: str | None = None):
+    """``tf.no_op``: an Operation that does nothing."""
+    return build_op(current_scope(), "NoOp", [], name=name)
+
+
+__all__ = [
+    "constant",
+    "convert_to_tensor",
+    "identity",
+    "identity_n",
+    "no_op",
+    "placeholder",
+    "placeholder_with_default",
+    "stop_gradient",
+]

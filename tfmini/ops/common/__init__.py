@@ -1,0 +1,11 @@
+"""Helpers shared by every op family (not a family: it registers no op).
+
+* ``shape_fns``: shape-function building blocks;
+* ``kernel_util``: kernel-side checks and error constructors;
+* ``build_util``: build-side helpers (operands, autopacking, name scopes);
+* ``constant_folding``: build-time values of small constant subgraphs;
+* ``indexed_slices``: :class:`IndexedSlices`, the sparse gradient value;
+* ``resources``: :class:`ResourceHandle` and finding the resource a handle names.
+
+Families import these modules directly (``from tfmini.ops.common.kernel_util import ...``).
+"""

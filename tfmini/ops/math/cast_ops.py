@@ -1,0 +1,128 @@
+"""The Cast op (TensorFlow's CPU conversions), with ``cast``, ``to_float``,
+``to_int32`` and ``to_int64``.
+
+The op's registration (OpDef, with the shape function) comes first, then its
+NumPy kernel. The functions are re-exported by ``tfmini.ops.math.operators``, the family's
+front module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfmini import errors
+from tfmini.core import dtypes
+from tfmini.core.convert import is_symbolic
+from tfmini.core.dtypes import DType, as_dtype
+from tfmini.core.graph import Output
+from tfmini.core.registry import register_op
+from tfmini.ops.common import shape_fns
+from tfmini.ops.common.build_util import as_operand, build_output
+
+# ----------------------------------------------------------------------------------------
+# Cast
+
+# Mantissa bits dropped when a float narrows to another float: (source, target) -> mask.
+_TRUNCATE = {
+    (np.dtype(np.float64), np.dtype(np.float32)): (np.uint64, 29),
+    (np.dtype(np.float64), np.dtype(np.float16)): (np.uint64, 42),
+    (np.dtype(np.float32), np.dtype(np.float16)): (np.uint32, 13),
+}
+
+
+def _float_to_int(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    # x86's conversion, which TensorFlow inherits: NaN and values out of the 32-bit (64-bit
+    # for int64) range give the most negative integer; narrower types wrap from 32 bits.
+    wide = np.int64 if target == np.int64 else np.int32
+    info = np.iinfo(wide)
+    t = np.trunc(np.asarray(x, dtype=np.float64))
+    ok = (t >= float(info.min)) & (t < -float(info.min))
+    safe = np.where(ok, t, 0).astype(wide)
+    return np.where(ok, safe, wide(info.min)).astype(target)
+
+
+@register_op(
+    "Cast",
+    inputs=["x: SrcT"],
+    outputs=["y: DstT"],
+    attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
+    shape_fn=shape_fns.unchanged,
+)
+def cast_kernel(x, *, SrcT, DstT, Truncate):  # noqa: N803  (TensorFlow's attr names)
+    """Converts ``x`` to ``DstT`` (floats truncate toward zero into integers)."""
+    if SrcT == DstT:
+        return x
+    if SrcT.is_object or DstT.is_object:
+        raise errors.UnimplementedError(
+            None, None,
+            f"Cast {dtypes.tf_type_name(SrcT)} to {dtypes.tf_type_name(DstT)} is not supported",
+        )
+    target = DstT.np_dtype
+    if SrcT.is_floating and DstT.is_integer:
+        return _float_to_int(x, target)
+    if Truncate and (x.dtype, target) in _TRUNCATE:
+        bits, n = _TRUNCATE[(x.dtype, target)]
+        mask = bits(~((1 << n) - 1) & np.iinfo(bits).max)
+        src = np.asarray(x)
+        chopped = np.bitwise_and(src.view(bits), mask).view(src.dtype)
+        x = np.where(np.isnan(src), src, chopped)  # keep NaN payloads NaN
+    # float narrowing overflows to inf silently
+    return np.asarray(x).astype(target)
+
+
+# ----------------------------------------------------------------------------------------
+# TF1-style functions
+
+
+def cast(x: Any, dtype: Any, name: str | None = None) -> Output:
+    """Casts a tensor to ``dtype`` (``tf.cast``); a tensor already of that dtype is returned.
+
+    Floats truncate toward zero into integers; NaN and out-of-range values become the most
+    negative integer, as on TensorFlow's CPU.
+
+    Args:
+        x: A tensor or literal (a literal keeps its default dtype, then is cast).
+        dtype: The target dtype.
+        name: Optional op name.
+
+    Returns:
+        A tensor of x's shape and ``dtype``.
+    """
+    base = as_dtype(dtype)
+    if is_symbolic(x):
+        x = as_operand(x)
+        if x.dtype == base:
+            return x
+    return build_output("Cast", [x], {"DstT": base}, name=name)
+
+
+def _cast_fn(dtype: DType, public_name: str, default_name: str):
+    def fn(x: Any, name: str = default_name) -> Output:
+        return cast(x, dtype, name=name)
+
+    article = "An" if dtype.name[0] in "aeiou" else "A"
+    fn.__name__ = fn.__qualname__ = public_name
+    fn.__doc__ = (
+        f"Casts to {dtype.name} (TF1 ``tf.{public_name}``).\n\n"
+        "Args:\n"
+        "    x: A tensor.\n"
+        "    name: Op name.\n\n"
+        "Returns:\n"
+        f"    {article} {dtype.name} tensor.\n"
+    )
+    return fn
+
+
+to_float = _cast_fn(dtypes.float32, "to_float", "ToFloat")
+to_int32 = _cast_fn(dtypes.int32, "to_int32", "ToInt32")
+to_int64 = _cast_fn(dtypes.int64, "to_int64", "ToInt64")
+
+
+__all__ = [
+    "cast",
+    "to_float",
+    "to_int32",
+    "to_int64",
+]

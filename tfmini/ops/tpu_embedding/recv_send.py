@@ -1,0 +1,250 @@
+"""The TPU embedding's training step: ``RecvTPUEmbeddingActivations`` and
+``SendTPUEmbeddingGradients``.
+
+Recv waits (a blocking op) for an enqueued batch, gives the model its activations and keeps
+the batch pending; Send takes the gradients of those activations, sums them per touched row
+of each table and applies the table's optimizer (``tpu_embedding_updates``) to those rows.
+
+Maths (TF_SEMANTICS.md 2.5/2.6): activation of a sample = sum of ``w_i * E[id_i]`` divided by
+1 (sum), ``sum(w)`` (mean) or ``sqrt(sum(w**2))`` (sqrtn); empty samples give zero rows. On
+Send, every occurrence contributes ``(w_i / D) * dL/da``; contributions to one row (across
+samples and across features sharing the table) are summed first, then the optimizer runs
+once per touched row. Send remembers only the touched rows' old values (parameters and
+slots), so a run that fails after Send puts the table back at a cost proportional to the
+batch, not the table. The family's overview is in ``tfmini.ops.tpu_embedding.front_tmp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfmini import errors
+from tfmini.core.registry import no_gradient, register_op
+from tfmini.ops.common import shape_fns
+from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.tpu_embedding import config as cfg
+from tfmini.ops.tpu_embedding.state import (
+    TPU_ONLY,
+    Batch,
+    Configured,
+    check_same_config,
+    configured,
+    embedding_device,
+    failed_precondition,
+    parse_config,
+)
+from tfmini.ops.tpu_embedding.updates import apply_optimizer
+
+# ----------------------------------------------------------------------------------------
+# RecvTPUEmbeddingActivations
+
+
+def _recv_shape(ic) -> list:
+    try:
+        config = parse_config(ic.attrs["config"])
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"Malformed tpu_embedding_config. ({e})") from None
+    shapes = cfg.recv_output_shapes(config)
+    if len(shapes) != ic.attrs["num_outputs"]:
+        raise ValueError("num outputs != size of output shapes")
+    return [list(s) for s in shapes]
+
+
+def _segment_sum(values: np.ndarray, rows: np.ndarray, n_rows: int) -> np.ndarray:
+    """Sum of ``values`` rows per ``rows`` entry into an (n_rows, dim) array (zeros elsewhere)."""
+    out = np.zeros((n_rows, values.shape[1]), values.dtype)
+    if len(rows) == 0:
+        return out
+    if np.any(rows[1:] < rows[:-1]):
+        order = np.argsort(rows, kind="stable")
+        rows, values = rows[order], values[order]
+    starts = np.r_[0, np.flatnonzero(rows[1:] != rows[:-1]) + 1]
+    out[rows[starts]] = np.add.reduceat(values, starts, axis=0)
+    return out
+
+
+def _activations(state: Configured, batch: Batch) -> list[np.ndarray]:
+    acts = []
+    for o, (t, rows, ids, scale) in enumerate(batch.outputs):
+        table = state.tables[t]
+        vals = table.gather("parameters", ids, table.locate(ids))
+        if scale is not None:
+            vals *= scale[:, None]
+        shape = state.shapes[o]
+        n_rows = state.rows_of_output(o)
+        act = vals if rows is None else _segment_sum(vals, rows, n_rows)
+        acts.append(act.reshape(shape))
+    return acts
+
+
+@register_op("RecvTPUEmbeddingActivations", outputs=["outputs: num_outputs * float"],
+             attrs=["num_outputs: int >= 1", "config: string"], stateful=True, blocking=True,
+             shape_fn=_recv_shape, only_devices=TPU_ONLY, device="TPU")
+def recv_tpu_embedding_activations_kernel(ctx, *, num_outputs, config):
+    """Waits for an enqueued batch and returns its activations (one per table or feature)."""
+    what = "RecvTPUEmbeddingActivations"
+    dev = embedding_device(ctx)
+    with dev.cond:
+        state = configured(dev, what)
+        check_same_config(state, config, what)
+        if len(state.shapes) != num_outputs:
+            raise invalid_argument(
+                f"{what} has {num_outputs} outputs; the configuration has {len(state.shapes)}"
+            )
+        ctx.wait(dev.cond, lambda: dev.state is not state or bool(state.queue),
+                 "an enqueued TPU embedding batch",
+                 detail=lambda: "no EnqueueTPUEmbedding* op has run since the last Recv")
+        if dev.state is not state:
+            raise errors.AbortedError(
+                None, None, "The TPU embedding was reconfigured while Recv was waiting"
+            )
+        batch = state.queue.popleft()
+        old_pending = state.pending
+        state.pending = batch
+        acts = _activations(state, batch)
+
+    def undo() -> None:
+        with dev.cond:
+            if state.pending is batch:
+                state.pending = old_pending
+            state.queue.appendleft(batch)
+            dev.cond.notify_all()
+
+    ctx.on_failure(undo)
+    return acts
+
+
+# ----------------------------------------------------------------------------------------
+# SendTPUEmbeddingGradients (the optimizers are in tpu_embedding_updates).
+
+
+def _send_shape(ic) -> list:
+    for s in ic.input_shape("learning_rates"):
+        shape_fns.with_rank(s, 0)
+    return []
+
+
+def _table_gradients(state: Configured, batch: Batch,
+                     grads: list[np.ndarray]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Per table: (unique touched ids, summed gradient rows) over every occurrence."""
+    per_table: dict[int, tuple[list, list]] = {}
+    for o, (t, rows, ids, scale) in enumerate(batch.outputs):
+        if len(ids) == 0:
+            continue
+        g = grads[o].reshape(-1, grads[o].shape[-1])
+        contrib = g if rows is None else g[rows]
+        if scale is not None:
+            contrib = contrib * scale[:, None]
+        acc = per_table.setdefault(t, ([], []))
+        acc[0].append(ids)
+        acc[1].append(contrib)
+    out = {}
+    for t, (id_parts, c_parts) in per_table.items():
+        ids = id_parts[0] if len(id_parts) == 1 else np.concatenate(id_parts)
+        contrib = c_parts[0] if len(c_parts) == 1 else np.concatenate(c_parts)
+        order = np.argsort(ids, kind="stable")
+        sorted_ids = ids[order]
+        starts = np.r_[0, np.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1]
+        summed = np.add.reduceat(contrib[order], starts, axis=0)
+        out[t] = (sorted_ids[starts], summed.astype(np.float32, copy=False))
+    return out
+
+
+@register_op("SendTPUEmbeddingGradients",
+             inputs=["inputs: N * float", "learning_rates: NN * float"],
+             attrs=["N: int >= 1", "NN: int >= 0 = 0", "config: string"], stateful=True,
+             shape_fn=_send_shape, only_devices=TPU_ONLY, device="TPU")
+def send_tpu_embedding_gradients_kernel(ctx, inputs, learning_rates, *, config):
+    """Applies the gradients of the last Recv's activations to the touched table rows."""
+    what = "SendTPUEmbeddingGradients"
+    dev = embedding_device(ctx)
+    with dev.cond:
+        state = configured(dev, what)
+        check_same_config(state, config, what)
+        batch = state.pending
+        if batch is None:
+            raise failed_precondition(
+                f"{what} without RecvTPUEmbeddingActivations: no activations are waiting for "
+                "gradients (run Recv first; each Recv takes one Send)"
+            )
+        if len(inputs) != len(state.shapes):
+            raise invalid_argument(
+                f"{what} got {len(inputs)} gradients; Recv gave {len(state.shapes)} activations"
+            )
+        grads = []
+        for o, g in enumerate(inputs):
+            g = np.asarray(g, np.float32)
+            if g.shape != state.shapes[o]:
+                raise invalid_argument(
+                    f"gradient {o} has shape {list(g.shape)}; activation {o} has shape "
+                    f"{list(state.shapes[o])}"
+                )
+            grads.append(g)
+        if len(learning_rates) != len(state.tags):
+            raise invalid_argument(
+                f"{what} got {len(learning_rates)} learning rates; the configuration has "
+                f"{len(state.tags)} dynamic learning-rate tags"
+            )
+        rates = []
+        for k, lr in enumerate(learning_rates):
+            lr = np.asarray(lr)
+            if lr.ndim != 0:
+                raise invalid_argument(
+                    f"learning_rates[{k}] must be a scalar, got shape {list(lr.shape)}"
+                )
+            rates.append(float(lr))
+        state.pending = None
+        saved: list = []
+        if batch.mode in ("TRAINING", "BACKWARD_PASS_ONLY"):
+            saved = _update_tables(state, batch, grads, rates, what)
+
+    def undo() -> None:
+        with dev.cond:
+            for table, ids, parts, old in reversed(saved):
+                for slot, values in old.items():
+                    table.scatter(slot, ids, parts, values)
+            if state.pending is None:
+                state.pending = batch
+
+    ctx.on_failure(undo)
+
+
+def _update_tables(state: Configured, batch: Batch, grads: list[np.ndarray],
+                   rates: list[float], what: str) -> list:
+    """Applies every table's update; returns the touched rows' old values for the undo."""
+    work = []
+    for t, (ids, g) in sorted(_table_gradients(state, batch, grads).items()):
+        table = state.tables[t]
+        if table.params is None:
+            raise failed_precondition(
+                f"{what}: table {table.name!r} has no optimization_parameters, so it cannot "
+                "be trained (configure it with an optimizer, or enqueue in inference mode)"
+            )
+        lr_conf = table.params.learning_rate
+        lr = rates[lr_conf.dynamic.tag] if lr_conf.is_dynamic else lr_conf.value
+        if table.optimizer == "adam" and table.params.adam.use_non_lazy_adam:
+            # Non-lazy Adam updates every row (zero gradient where untouched).
+            dense = np.zeros((table.vocab, table.dim), np.float32)
+            dense[ids] = g
+            ids, g = np.arange(table.vocab, dtype=np.int64), dense
+        work.append((table, ids, g, lr))
+    # Compute every new block before writing any, so a failure leaves all tables unchanged.
+    updates = []
+    for table, ids, g, lr in work:
+        parts = table.locate(ids)
+        old = {slot: table.gather(slot, ids, parts) for slot in table.slots}
+        e_new, slots_new = apply_optimizer(table.params, lr, old["parameters"],
+                                  {k: v for k, v in old.items() if k != "parameters"}, g)
+        updates.append((table, ids, parts, old, {"parameters": e_new, **slots_new}))
+    saved = []
+    for table, ids, parts, old, new in updates:
+        for slot, values in new.items():
+            table.scatter(slot, ids, parts, values)
+        saved.append((table, ids, parts, old))
+    return saved
+
+
+for _op in ("RecvTPUEmbeddingActivations", "SendTPUEmbeddingGradients"):
+    # TensorFlow registers no gradient for either: Recv's outputs are where the model's
+    # backward pass stops, and Send hands those gradients back to the device.
+    no_gradient(_op)
