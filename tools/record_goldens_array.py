@@ -4,8 +4,8 @@ Run with the TensorFlow virtual environment (see tools/README.md)::
 
     /work/tfenv/bin/python tools/record_goldens_array.py
 
-The cases live in tests/ops/array_cases.py, written once against the shared
-TF1 API and replayed on tfmini by tests/ops/test_array.py. Keys:
+The cases live in tests/ops/array/array_cases.py, written once against the shared
+TF1 API and replayed on tfmini by tests/ops/array/test_array.py. Keys:
 
 * ``value/<case>/<i>``: the i-th fetched array; ``value/<case>/dtype``: its dtype name;
   ``value/<case>/op``: ``"<type> <name>"`` of the op producing the first output.
@@ -32,7 +32,7 @@ tf.disable_eager_execution()
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests.ops import array_cases  # noqa: E402
+from tests.ops.array import array_cases  # noqa: E402
 
 OUT = os.path.join(ROOT, "tests", "goldens", "array.npz")
 

@@ -4,9 +4,9 @@ Run with the TensorFlow virtual environment (see tools/README.md)::
 
     /work/tfenv/bin/python tools/record_goldens_array_grad.py
 
-The cases live in tests/ops/array_grad_cases.py, written once against the shared TF1 API
+The cases live in tests/ops/array/array_grad_cases.py, written once against the shared TF1 API
 (graph mode, ``tf.gradients`` with fixed ``grad_ys``, inputs from a fixed seed) and replayed
-on tfmini by tests/ops/test_array_grad.py. Keys, for the i-th gradient of a case:
+on tfmini by tests/ops/array/test_array_grad.py. Keys, for the i-th gradient of a case:
 
 * ``grad/<case>/<i>/kind``: ``"dense"`` or ``"sparse"`` (an IndexedSlices);
 * ``grad/<case>/<i>/dense``: the gradient as a dense array (sparse rows summed into place);
@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from record_goldens_array import _gist, _opdef_json  # noqa: E402
 
-from tests.ops import array_grad_cases  # noqa: E402
+from tests.ops.array import array_grad_cases  # noqa: E402
 
 OUT = os.path.join(ROOT, "tests", "goldens", "array_grad.npz")
 HELPER_OPS = ("InvertPermutation", "ConcatOffset", "Pad", "StridedSliceGrad", "GatherNd")

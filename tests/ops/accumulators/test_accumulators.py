@@ -1061,7 +1061,7 @@ def _recorder():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "tools" / "record_goldens_accumulators.py"
+    path = Path(__file__).resolve().parents[3] / "tools" / "record_goldens_accumulators.py"
     spec = importlib.util.spec_from_file_location("record_goldens_accumulators", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -288,7 +288,7 @@ def test_sync_replicas_example_trains_and_drops_the_late_gradients(capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "examples" / "sync_replicas.py"
+    path = Path(__file__).resolve().parents[3] / "examples" / "sync_replicas.py"
     spec = importlib.util.spec_from_file_location("sync_replicas_example", path)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)

@@ -1,4 +1,5 @@
-"""Gradient cases shared by tools/record_goldens_array_grad.py and tests/ops/test_array_grad.py.
+"""Gradient cases shared by tools/record_goldens_array_grad.py and
+tests/ops/array/test_array_grad.py.
 
 Every case is a function of the module under test (``tensorflow.compat.v1`` when recording,
 ``tfmini`` when testing) that builds a graph in a fresh default graph and returns a list of

@@ -5,7 +5,7 @@
   strided slices.
 * Gathers give IndexedSlices with TensorFlow's values, indices and dense shape; they
   densify with repeated indices summed.
-* Composite graphs (tests/ops/array_grad_cases.py) against TensorFlow 2.21's gradients,
+* Composite graphs (tests/ops/array/array_grad_cases.py) against TensorFlow 2.21's gradients,
   recorded by tools/record_goldens_array_grad.py into tests/goldens/array_grad.npz.
 * The helper ops registered for the gradients (Pad, GatherNd, StridedSliceGrad,
   InvertPermutation, ConcatOffset): TensorFlow's signatures, values and run-time errors.
@@ -21,7 +21,7 @@ import pytest
 
 import tfmini as tm
 from tests.conftest import load_golden
-from tests.ops import array_grad_cases
+from tests.ops.array import array_grad_cases
 from tfmini.core import registry
 
 G = load_golden("array_grad")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.tpu_ops import worked as W
+from tests.ops.tpu_embedding import worked as W
 
 T = W.T
 

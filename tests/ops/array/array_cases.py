@@ -1,4 +1,4 @@
-"""Array-op cases shared by tools/record_goldens_array.py and tests/ops/test_array.py.
+"""Array-op cases shared by tools/record_goldens_array.py and tests/ops/array/test_array.py.
 
 Every case is a function of the module under test (``tensorflow.compat.v1`` when
 recording, ``tfmini`` when testing): both spell the calls the same way, so one

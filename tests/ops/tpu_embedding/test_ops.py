@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.tpu_ops import worked as W
+from tests.ops.tpu_embedding import worked as W
 from tfmini.core import registry
 
 T, R = W.T, W.R

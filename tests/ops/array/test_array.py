@@ -1,6 +1,6 @@
 """The array family against TensorFlow.
 
-The cases in tests/ops/array_cases.py are written once against the TF1 API;
+The cases in tests/ops/array/array_cases.py are written once against the TF1 API;
 tools/record_goldens_array.py ran them on TensorFlow 2.21 into
 tests/goldens/array.npz and these tests replay them on tfmini: values, dtypes,
 the op TensorFlow's Python function builds, static shapes, build-time errors
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import tfmini as tm
 from tests.conftest import load_golden
-from tests.ops import array_cases
+from tests.ops.array import array_cases
 from tfmini.core import registry
 from tfmini.core.builder import static_value
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.tpu_ops import worked as W
+from tests.ops.tpu_embedding import worked as W
 
 T, R = W.T, W.R
 E0 = (np.arange(21, dtype=np.float32).reshape(7, 3) - 10.0) / 4.0

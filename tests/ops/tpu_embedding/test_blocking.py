@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.tpu_ops import worked as W
+from tests.ops.tpu_embedding import worked as W
 
 T, R = W.T, W.R
 CFG = W.config(W.opt_params(0.5, adagrad=T.AdagradParameters()), batch=2)
