@@ -1,10 +1,11 @@
 """Records TensorFlow 2.21's conditional accumulator results into tests/goldens/accumulators.npz.
 
 The cases are defined here once, against the module under test (``tensorflow.compat.v1``
-when recording, ``tfmini`` when tests/ops/accumulators/test_accumulators.py replays them):
-both spell the calls the same way. Each case returns a list of outcomes: fetched values (an array, or a
-tuple of arrays for a sparse take) or, for a run that fails, ``"<ErrorClass>: <message>"``
-with TensorFlow's kernel message. TensorFlow is imported only by ``main``.
+when recording, ``tfmini`` when tests/ops/data_flow/test_accumulators.py replays them):
+both spell the calls the same way. Each case returns a list of outcomes: fetched values
+(an array, or a tuple of arrays for a sparse take) or, for a run that fails,
+``"<ErrorClass>: <message>"`` with TensorFlow's kernel message. TensorFlow is imported only
+by ``main``.
 
 Run:  /work/tfenv/bin/python tools/record_goldens_accumulators.py
 """

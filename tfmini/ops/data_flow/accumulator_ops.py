@@ -4,7 +4,7 @@ The dense ``ConditionalAccumulator`` family in TensorFlow's two spellings (ref h
 ``Ref(string)``, whose value is an :class:`AccumulatorRef`, and ``Resource...`` handles) and
 the sparse ``SparseConditionalAccumulator`` family (ref handles only, as in TensorFlow). The
 kernels find the accumulator (``accumulator_state``) by handle and check their inputs; the
-accumulator does the rest. The semantics are in ``tfmini.ops.accumulators.conditional_accumulator``.
+accumulator does the rest. The semantics are in ``tfmini.ops.data_flow.conditional_accumulator``.
 
 Kernels exist for half, float and double only (TensorFlow's OpDef accepts every number
 type, its CPU kernels only these). A gradient or take whose dtype is not the accumulator's is
@@ -23,14 +23,14 @@ from tfmini import errors
 from tfmini.core.dtypes import DType, float16, float32, float64, tf_type_name
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
-from tfmini.ops.accumulators.accumulator_state import (
+from tfmini.ops.common import shape_fns
+from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.common.resources import ResourceHandle, resource_manager_of
+from tfmini.ops.data_flow.accumulator_state import (
     Accumulator,
     DenseAccumulator,
     SparseAccumulator,
 )
-from tfmini.ops.common import shape_fns
-from tfmini.ops.common.kernel_util import invalid_argument
-from tfmini.ops.common.resources import ResourceHandle, resource_manager_of
 
 # TensorFlow's OpDef admits every number type; its CPU kernels exist for these only.
 _DTYPE_ATTR = "dtype: {half, float, double, int8, int16, int32, int64, uint8}"

@@ -1,4 +1,4 @@
-"""Conditional accumulators (tfmini/ops/accumulators.py) with TensorFlow's semantics.
+"""Conditional accumulators (tfmini/ops/data_flow.py) with TensorFlow's semantics.
 
 The first sections mirror TensorFlow's conditional_accumulator_test.py and
 sparse_conditional_accumulator_test.py (TF_SEMANTICS.md 1.5); the rest pins down the state
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tfmini.ops.accumulators.accumulator_state import DenseAccumulator, SparseAccumulator
+from tfmini.ops.data_flow.accumulator_state import DenseAccumulator, SparseAccumulator
 
 R = tm.raw_ops
 FLOATS = [tm.float16, tm.float32, tm.float64]

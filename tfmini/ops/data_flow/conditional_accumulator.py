@@ -31,8 +31,8 @@ from tfmini.core.dtypes import DType, as_dtype, int64
 from tfmini.core.graph import Output
 from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
-from tfmini.ops.accumulators import accumulator_ops  # noqa: F401  (registers the family's ops)
 from tfmini.ops.common.indexed_slices import IndexedSlices
+from tfmini.ops.data_flow import accumulator_ops  # noqa: F401  (registers the family's ops)
 from tfmini.ops.math import cast
 
 # ----------------------------------------------------------------------------------------
