@@ -1,0 +1,12 @@
+"""The random family: TensorFlow's Philox streams, the stateful and stateless random ops, and
+the ``tf.compat.v1`` functions over them (``random_normal``, ``set_random_seed``, ...).
+
+Parts: ``philox`` (the generator and bits-to-sample conversions), ``libm`` (glibc's float
+``logf``/``sincosf`` bits), ``distributions`` (TensorFlow's sample layout), ``stream`` (per-op
+state), ``stateful`` / ``samplers`` / ``stateless`` (the ops), ``seeds`` (graph and op seeds),
+``random_ops`` (the Python API). docs/random.md explains the design.
+"""
+
+from __future__ import annotations
+
+from tfmini.ops.random import stateful  # noqa: F401  (registers the ops)
