@@ -10,6 +10,7 @@ from __future__ import annotations
 from tfmini.ops import nn as _nn_ops
 from tfmini.ops import nn_composite as _nn_composite
 from tfmini.ops.fused_batch_norm import fused_batch_norm  # noqa: F401
+from tfmini.ops.nn_dropout import dropout  # noqa: F401
 from tfmini.ops.nn import *  # noqa: F401,F403
 from tfmini.ops.nn_composite import *  # noqa: F401,F403
 
@@ -32,4 +33,4 @@ def __dir__():
     return sorted(set(globals()) | set(_MATH_ALIASES))
 
 
-__all__ = list(_nn_ops.__all__) + list(_nn_composite.__all__) + ["fused_batch_norm"]
+__all__ = list(_nn_ops.__all__) + list(_nn_composite.__all__) + ["dropout", "fused_batch_norm"]

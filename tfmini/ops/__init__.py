@@ -15,6 +15,7 @@ from tfmini.core.wrappers import OpWrapper, op_class
 from tfmini.ops import array, control_flow, math, nn, state, variables  # noqa: F401,E402
 from tfmini.ops import fused_batch_norm, indexed_slices, ref_variables  # noqa: F401,E402
 from tfmini.ops import accumulators, tpu_embedding, training  # noqa: F401,E402
+from tfmini.ops import linalg, random  # noqa: F401,E402
 from tfmini.ops import array_grad, math_grad, nn_grad  # noqa: F401,E402
 
 

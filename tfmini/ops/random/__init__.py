@@ -10,3 +10,11 @@ state), ``stateful`` / ``samplers`` / ``stateless`` (the ops), ``seeds`` (graph 
 from __future__ import annotations
 
 from tfmini.ops.random import stateful  # noqa: F401  (registers the ops)
+from tfmini.ops.random import samplers  # noqa: F401,E402  (registers the ops)
+from tfmini.ops.random import stateless  # noqa: E402
+from tfmini.ops.random import random_ops, seeds  # noqa: E402
+from tfmini.ops.random.random_ops import *  # noqa: E402,F401,F403
+from tfmini.ops.random.seeds import *  # noqa: E402,F401,F403
+from tfmini.ops.random.stateless import *  # noqa: E402,F401,F403
+
+__all__ = [*random_ops.__all__, *seeds.__all__, *stateless.__all__]
