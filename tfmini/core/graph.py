@@ -281,6 +281,8 @@ class Graph:
     _functions: dict[str, Any] = field(factory=dict)
     # Undo journal of name reservations made while a build is in progress (see _checkpoint).
     _build_depth: int = 0
+    # The graph-level random seed (``tm.set_random_seed``); ops derive their seeds from it.
+    seed: int | None = None
     _name_log: list = field(factory=list)
 
     # -- naming -------------------------------------------------------------------

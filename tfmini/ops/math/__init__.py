@@ -3,7 +3,8 @@
 * ``elementwise``: the unary/binary op factories, arithmetic, comparisons, logical ops, AddN;
 * ``select``: Select, SelectV2 (``where``, ``where_v2``);
 * ``cast``: Cast (``cast``, ``to_float``, ...);
-* ``matmul``: MatMul, BatchMatMulV2 (``matmul``);
+* ``linalg_ops``: Qr (``tm.linalg.qr``);
+* ``matmul_ops``: MatMul, BatchMatMulV2 (``matmul``);
 * ``reduction``: Sum, Prod, Mean, Max, Min, ArgMax, ArgMin (``reduce_*``, ``argmax``);
 * ``broadcasting``: BroadcastGradientArgs and ``unbroadcast`` for broadcasting gradients;
 * ``operators``: Python's operators on tensors (``x + y``, ``x @ y``, ...), installed on import.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from tfmini.ops.math import cast_ops as _cast_ops
 from tfmini.ops.math import elementwise as _elementwise
+from tfmini.ops.math import linalg_ops as _linalg_ops
 from tfmini.ops.math import matmul_ops as _matmul_ops
 from tfmini.ops.math import operators as _operators
 from tfmini.ops.math import reduction as _reduction
@@ -28,11 +30,12 @@ from tfmini.ops.math import select as _select
 from tfmini.ops.math.broadcasting import broadcast_gradient_args, reduce_gradient_args, unbroadcast  # noqa: F401,E501
 from tfmini.ops.math.cast_ops import *  # noqa: F403
 from tfmini.ops.math.elementwise import *  # noqa: F403
+from tfmini.ops.math.linalg_ops import *  # noqa: F403
 from tfmini.ops.math.matmul_ops import *  # noqa: F403
 from tfmini.ops.math.operators import *  # noqa: F403
 from tfmini.ops.math.reduction import *  # noqa: F403
 from tfmini.ops.math.select import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
-_PARTS = (_cast_ops, _elementwise, _matmul_ops, _reduction, _select, _operators)
+_PARTS = (_linalg_ops, _cast_ops, _elementwise, _matmul_ops, _reduction, _select, _operators)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

@@ -4,6 +4,7 @@
   entropies (``tm.nn.relu``, ``tm.nn.softmax``, ...);
 * ``composite``: functions built from other families' ops (``embedding_lookup``,
   ``sigmoid_cross_entropy_with_logits``);
+* ``dropout``: ``tm.nn.dropout`` (a seeded mask from the random family);
 * ``clip_ops``: ``clip_by_value``, ``clip_by_norm``, ``global_norm``, ``clip_by_global_norm``
   (TensorFlow's ``clip_ops``, built on ``l2_loss``);
 * ``fused_batch_norm``: the FusedBatchNorm ops (OpDefs and shape functions), their kernels'
@@ -16,13 +17,15 @@ from __future__ import annotations
 
 from tfmini.ops.nn import clip_ops as _clip_ops
 from tfmini.ops.nn import composite as _composite
+from tfmini.ops.nn import dropout as _dropout
 from tfmini.ops.nn import fused_batch_norm_ops as _fused_batch_norm_ops
 from tfmini.ops.nn import nn_ops as _nn_ops
 from tfmini.ops.nn.clip_ops import *  # noqa: F403
 from tfmini.ops.nn.composite import *  # noqa: F403
+from tfmini.ops.nn.dropout import *  # noqa: F403
 from tfmini.ops.nn.fused_batch_norm_ops import *  # noqa: F403
 from tfmini.ops.nn.nn_ops import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
-_PARTS = (_nn_ops, _composite, _clip_ops, _fused_batch_norm_ops)
+_PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

@@ -1,10 +1,9 @@
 """The initializer classes of ``tf.compat.v1`` (``tm.zeros_initializer()``, ...).
 
-Each builds its value as a Const named as TensorFlow names the op producing it
-("zeros", "ones", "Const", "random_uniform", ...). Random initializers draw
-their values with NumPy when the graph is built (a seeded initializer gives the
-same values every time; TensorFlow's own random streams are not reproduced).
-Re-exported by ``tfmini.ops.variables.variables``.
+Constant initializers build a Const named as TensorFlow names it ("zeros", "ones",
+"Const"); random ones build TensorFlow's random ops exactly as
+``tensorflow/python/ops/init_ops.py`` does (``random_uniform(-limit, limit)`` for Glorot,
+...), so a seeded graph gives TensorFlow's values. Re-exported by ``tfmini.ops.variables``.
 """
 
 from __future__ import annotations
@@ -18,7 +17,10 @@ import numpy as np
 from tfmini.core.dtypes import DType, as_dtype, float32
 from tfmini.core.graph import Output
 from tfmini.core.shapes import as_shape
-from tfmini.ops.array import constant
+from tfmini.ops.array import constant, reshape
+from tfmini.ops.array import transpose as array_transpose
+from tfmini.ops.math import qr, reduce_sum, sign
+from tfmini.ops.random import random_normal, random_uniform, truncated_normal
 
 
 def _shape_list(shape: Any) -> list[int]:
@@ -95,69 +97,62 @@ class Constant(Initializer):
         return {"value": self.value, "dtype": self.dtype.name, "verify_shape": self._verify_shape}
 
 
-def _rng(seed: int | None) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
 class RandomNormal(Initializer):
-    """Normal values (drawn when the graph is built; same values for the same seed)."""
+    """Normal values: ``tm.random_normal(shape, mean, stddev, dtype, seed)``."""
 
     def __init__(self, mean: float = 0.0, stddev: float = 1.0, seed: int | None = None,
                  dtype: Any = float32):
         self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
-        dt = self._dtype(dtype)
-        values = _rng(self.seed).normal(self.mean, self.stddev, _shape_list(shape))
-        return constant(values.astype(dt.np_dtype), dt, name="random_normal")
+        return random_normal(shape, self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
 
     def get_config(self) -> dict:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
                 "dtype": self.dtype.name}
 
 
-def _truncated_normal(rng: np.random.Generator, mean: float, stddev: float,
-                      shape: list[int]) -> np.ndarray:
-    # Redraw values more than two standard deviations out, as TensorFlow's TruncatedNormal.
-    out = rng.standard_normal(shape)
-    bad = np.abs(out) > 2.0
-    while bad.any():
-        out[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2.0
-    return mean + stddev * out
-
-
 class TruncatedNormal(RandomNormal):
-    """Normal values within two standard deviations of the mean."""
+    """Normal values within two standard deviations of the mean (``tm.truncated_normal``)."""
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
-        dt = self._dtype(dtype)
-        values = _truncated_normal(_rng(self.seed), self.mean, self.stddev, _shape_list(shape))
-        return constant(values.astype(dt.np_dtype), dt, name="truncated_normal")
+        return truncated_normal(shape, self.mean, self.stddev, self._dtype(dtype),
+                                seed=self.seed)
 
 
 class RandomUniform(Initializer):
     """Uniform values in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
 
-    def __init__(self, minval: float = 0, maxval: float | None = None, seed: int | None = None,
-                 dtype: Any = float32):
+    def __init__(self, minval: float = 0.0, maxval: float | None = None,
+                 seed: int | None = None, dtype: Any = float32):
         self.minval, self.maxval, self.seed, self.dtype = minval, maxval, seed, as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
-        dt = self._dtype(dtype)
-        dims = _shape_list(shape)
-        if dt.is_integer:
-            if self.maxval is None:
-                raise ValueError(f"Must specify maxval for integer dtype {dt!r}")
-            values = _rng(self.seed).integers(self.minval, self.maxval, dims)
-        else:
-            hi = 1.0 if self.maxval is None else self.maxval
-            values = _rng(self.seed).uniform(self.minval, hi, dims)
-        return constant(values.astype(dt.np_dtype), dt, name="random_uniform")
+        return random_uniform(shape, self.minval, self.maxval, self._dtype(dtype),
+                              seed=self.seed)
 
     def get_config(self) -> dict:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed,
                 "dtype": self.dtype.name}
+
+
+class UniformUnitScaling(Initializer):
+    """Uniform in ``+-sqrt(3 / input_size) * factor``, ``input_size`` the product of all dims
+    but the last (deprecated in TensorFlow, still in ``tf.compat.v1``)."""
+
+    def __init__(self, factor: float = 1.0, seed: int | None = None, dtype: Any = float32):
+        self.factor, self.seed, self.dtype = factor, seed, as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dims = _shape_list(shape)
+        input_size = 1.0
+        for d in dims[:-1]:
+            input_size *= float(d)
+        max_val = math.sqrt(3 / max(input_size, 1.0)) * self.factor
+        return random_uniform(shape, -max_val, max_val, self._dtype(dtype), seed=self.seed)
+
+    def get_config(self) -> dict:
+        return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
 
 
 def _fans(shape: list[int]) -> tuple[float, float]:
@@ -180,9 +175,7 @@ class VarianceScaling(Initializer):
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise ValueError(f"Invalid `mode` argument: {mode}")
         distribution = distribution.lower()
-        if distribution == "normal":
-            distribution = "truncated_normal"
-        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+        if distribution not in ("normal", "uniform", "truncated_normal", "untruncated_normal"):
             raise ValueError(f"Invalid `distribution` argument: {distribution}")
         self.scale, self.mode, self.distribution = scale, mode, distribution
         self.seed, self.dtype = seed, as_dtype(dtype)
@@ -193,16 +186,14 @@ class VarianceScaling(Initializer):
         fan_in, fan_out = _fans(dims)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
-        rng = _rng(self.seed)
-        if self.distribution == "uniform":
-            limit = math.sqrt(3.0 * scale)
-            values, op_name = rng.uniform(-limit, limit, dims), "random_uniform"
-        elif self.distribution == "truncated_normal":
-            stddev = math.sqrt(scale) / 0.87962566103423978  # std of a N(0,1) cut at +-2
-            values, op_name = _truncated_normal(rng, 0.0, stddev, dims), "truncated_normal"
-        else:
-            values, op_name = rng.normal(0.0, math.sqrt(scale), dims), "random_normal"
-        return constant(values.astype(dt.np_dtype), dt, name=op_name)
+        if self.distribution in ("normal", "truncated_normal"):
+            # The standard deviation of a standard normal cut at +-2 (scipy's truncnorm.std).
+            stddev = math.sqrt(scale) / 0.87962566103423978
+            return truncated_normal(shape, 0.0, stddev, dt, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            return random_normal(shape, 0.0, math.sqrt(scale), dt, seed=self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return random_uniform(shape, -limit, limit, dt, seed=self.seed)
 
     def get_config(self) -> dict:
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
@@ -229,6 +220,67 @@ class GlorotNormal(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
+class Orthogonal(Initializer):
+    """An orthogonal matrix (``tm.orthogonal_initializer``): the Q of a QR decomposition of a
+    ``tm.random_normal`` matrix, signs fixed by R's diagonal, times ``gain``. The normal draws
+    are TensorFlow's; the factorisation is LAPACK's (values agree to rounding)."""
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None, dtype: Any = float32):
+        self.gain, self.seed, self.dtype = gain, seed, as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dt = self._dtype(dtype)
+        dims = _shape_list(shape)
+        if len(dims) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        rows = math.prod(dims[:-1])
+        cols = dims[-1]
+        flat = (cols, rows) if rows < cols else (rows, cols)
+        a = random_normal(flat, dtype=dt, seed=self.seed)
+        q = _orthogonal_factor(a, transpose=rows < cols)
+        return self.gain * reshape(q, dims)
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class Identity(Initializer):
+    """The identity matrix times ``gain`` (2-D shapes only)."""
+
+    def __init__(self, gain: float = 1.0, dtype: Any = float32):
+        self.gain, self.dtype = gain, as_dtype(dtype)
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Output:
+        dims = _shape_list(shape)
+        if len(dims) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        dt = self._dtype(dtype)
+        return constant(np.eye(*dims, dtype=dt.np_dtype) * self.gain, dt, name="Const")
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
+def he_normal(seed: int | None = None) -> VarianceScaling:
+    """He normal: truncated normal, ``stddev = sqrt(2 / fan_in)``."""
+    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
+
+
+def he_uniform(seed: int | None = None) -> VarianceScaling:
+    """He uniform: ``limit = sqrt(6 / fan_in)``."""
+    return VarianceScaling(2.0, "fan_in", "uniform", seed)
+
+
+def lecun_normal(seed: int | None = None) -> VarianceScaling:
+    """LeCun normal: truncated normal, ``stddev = sqrt(1 / fan_in)``."""
+    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
+
+
+def lecun_uniform(seed: int | None = None) -> VarianceScaling:
+    """LeCun uniform: ``limit = sqrt(3 / fan_in)``."""
+    return VarianceScaling(1.0, "fan_in", "uniform", seed)
+
+
 zeros_initializer = Zeros
 ones_initializer = Ones
 constant_initializer = Constant
@@ -238,10 +290,34 @@ random_uniform_initializer = RandomUniform
 variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
+uniform_unit_scaling_initializer = UniformUnitScaling
+orthogonal_initializer = Orthogonal
+identity_initializer = Identity
 
+
+def _orthogonal_factor(a: Any, transpose: bool = False) -> Output:
+    """The Q of ``a``'s QR with its columns' signs fixed by R's diagonal (the orthogonal
+    initializer's construction in ``tensorflow/python/ops/init_ops.py``)."""
+    q, r = qr(a)
+    n = min(*a.shape.as_list()) if a.shape.is_fully_defined() else None
+    if n is None:
+        raise ValueError("orthogonal_factor needs a static shape")
+    eye = np.eye(r.shape.as_list()[-2], r.shape.as_list()[-1], dtype=r.dtype.np_dtype)
+    d = (r * eye)
+    q = q * sign(reduce_sum(d, axis=0))
+    if transpose:
+        q = array_transpose(q)
+    return q
 
 __all__ = [
     "constant_initializer",
+    "he_normal",
+    "he_uniform",
+    "identity_initializer",
+    "lecun_normal",
+    "lecun_uniform",
+    "orthogonal_initializer",
+    "uniform_unit_scaling_initializer",
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
     "ones_initializer",

@@ -1,0 +1,23 @@
+"""The random family: TensorFlow's Philox streams, the stateful and stateless random ops, and
+the ``tf.compat.v1`` functions over them (``random_normal``, ``set_random_seed``, ...).
+
+Parts: ``philox`` (the generator and bits-to-sample conversions), ``libm`` (glibc's float
+``logf``/``sincosf`` bits), ``distributions`` (TensorFlow's sample layout), ``stream`` (per-op
+state), ``stateful`` / ``samplers`` / ``stateless`` (the ops), ``seeds`` (graph and op seeds),
+``random_ops`` (the Python API). docs/random.md explains the design.
+"""
+
+from __future__ import annotations
+
+from tfmini.ops.random import (  # noqa: E402
+    random_ops,
+    samplers,  # noqa: F401,E402  (registers the ops)
+    seeds,
+    stateful,  # noqa: F401  (registers the ops)
+    stateless,  # noqa: E402
+)
+from tfmini.ops.random.random_ops import *  # noqa: E402,F401,F403
+from tfmini.ops.random.seeds import *  # noqa: E402,F401,F403
+from tfmini.ops.random.stateless import *  # noqa: E402,F401,F403
+
+__all__ = [*random_ops.__all__, *seeds.__all__, *stateless.__all__]

@@ -1,0 +1,135 @@
+"""Samples from a Philox stream exactly as TensorFlow's CPU kernels draw them.
+
+Pure NumPy (no ops): every function takes the stream's key and the counter of its first
+block and returns a flat array. The layout follows ``tensorflow/core/kernels/random_op_cpu.h``
+(``FillPhiloxRandom``) and ``tensorflow/core/lib/random/random_distributions.h``:
+
+* Fixed-cost distributions (uniform, normal, uniform int): output group ``g`` (4 elements for
+  16/32-bit types, 2 for 64-bit ones) is computed from block ``base + g`` alone; a final
+  partial group computes a whole block and keeps its first elements.
+* Truncated normal: group ``g`` reads its own stream, starting at block ``base + g * 256``
+  (``+ g * 128`` for doubles: kReservedSamplesPerOutput times the group size over the four
+  words of a block), word by word, and keeps the normals with ``|z| < 2`` until it has its
+  group's count (``TruncatedNormalDistribution`` with ``SingleSampleAdapter``).
+
+Work is done in chunks of blocks small enough for the temporaries to stay in cache.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfmini.ops.random import philox
+
+__all__: list[str] = []
+
+# TensorFlow reserves this many blocks per output element per run (random_op.cc:
+# kReservedSamplesPerOutput), whatever the distribution.
+RESERVED_BLOCKS_PER_OUTPUT = 256
+CHUNK_BLOCKS = 4096
+
+
+def group_size(dtype: np.dtype) -> int:
+    """Elements computed from one Philox block: 4 for 16/32-bit types, 2 for 64-bit ones."""
+    return 2 if np.dtype(dtype).itemsize == 8 else 4
+
+
+def _fill(n: int, per_block: int, dtype, key, base: int, convert) -> np.ndarray:
+    """Runs ``convert(words)`` (``(m, 4)`` uint32 -> ``(m, per_block)`` samples) over the
+    blocks that ``n`` samples need, chunk by chunk."""
+    nb = -(-n // per_block)
+    out = np.empty((nb, per_block), dtype)
+    lo, _ = philox.split_counter(base)
+    for start in range(0, nb, CHUNK_BLOCKS):
+        stop = min(nb, start + CHUNK_BLOCKS)
+        words = philox.blocks_at(key, base, np.arange(start, stop, dtype=np.uint64))
+        out[start:stop] = convert(words)
+    return out.reshape(-1)[:n]
+
+
+def uniform(dtype, key, base: int, n: int) -> np.ndarray:
+    """``n`` uniform [0, 1) samples of a float dtype (float16, float32, float64)."""
+    dt = np.dtype(dtype)
+    if dt == np.float32:
+        return _fill(n, 4, dt, key, base, philox.uniform_float32)
+    if dt == np.float16:
+        return _fill(n, 4, dt, key, base, philox.uniform_float16)
+
+    def f64(w):
+        return np.stack([philox.uniform_float64(w[:, 0], w[:, 1]),
+                         philox.uniform_float64(w[:, 2], w[:, 3])], axis=1)
+    return _fill(n, 2, dt, key, base, f64)
+
+
+def _normal32(w: np.ndarray) -> np.ndarray:
+    out = np.empty((w.shape[0], 4), np.float32)
+    out[:, 0], out[:, 1] = philox.box_muller_float32(w[:, 0], w[:, 1])
+    out[:, 2], out[:, 3] = philox.box_muller_float32(w[:, 2], w[:, 3])
+    return out
+
+
+def _normal64(w: np.ndarray) -> np.ndarray:
+    out = np.empty((w.shape[0], 2), np.float64)
+    out[:, 0], out[:, 1] = philox.box_muller_float64(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+    return out
+
+
+def normal(dtype, key, base: int, n: int) -> np.ndarray:
+    """``n`` standard normal samples (half: the float32 values rounded)."""
+    dt = np.dtype(dtype)
+    if dt == np.float64:
+        return _fill(n, 2, dt, key, base, _normal64)
+    return _fill(n, 4, np.float32, key, base, _normal32).astype(dt, copy=False)
+
+
+def uniform_int(dtype, lo: int, hi: int, key, base: int, n: int) -> np.ndarray:
+    """``n`` integers ``lo + (bits mod (hi - lo))`` (int32: one word each; int64: two)."""
+    dt = np.dtype(dtype)
+    if dt == np.int32:
+        span = np.uint32((hi - lo) & 0xFFFFFFFF)
+        low = np.uint32(lo & 0xFFFFFFFF)
+
+        def i32(w):
+            return (low + w % span).view(np.int32)
+        return _fill(n, 4, dt, key, base, i32)
+    span64 = np.uint64((hi - lo) & 0xFFFFFFFFFFFFFFFF)
+    low64 = np.uint64(lo & 0xFFFFFFFFFFFFFFFF)
+
+    def i64(w):
+        w = w.astype(np.uint64)
+        bits = np.stack([w[:, 0] | (w[:, 1] << np.uint64(32)),
+                         w[:, 2] | (w[:, 3] << np.uint64(32))], axis=1)
+        return (low64 + bits % span64).view(np.int64)
+    return _fill(n, 2, dt, key, base, i64)
+
+
+def truncated_normal(dtype, key, base: int, n: int) -> np.ndarray:
+    """``n`` standard normals with ``|z| < 2``, group by group as TensorFlow draws them."""
+    dt = np.dtype(dtype)
+    size = group_size(dt)
+    groups = -(-n // size)
+    stride = RESERVED_BLOCKS_PER_OUTPUT * size // 4
+    work = np.float64 if dt == np.float64 else np.float32
+    out = np.zeros((groups, size), work)
+    count = np.zeros(groups, np.int64)
+    active = np.arange(groups, dtype=np.int64)
+    step = 0
+    while active.size:
+        offsets = active.astype(np.uint64) * np.uint64(stride) + np.uint64(step)
+        w = philox.blocks_at(key, base, offsets)
+        if work == np.float64:
+            s, c = philox.box_muller_float64(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+            candidates = (s, c)
+        else:
+            s0, c0 = philox.box_muller_float32(w[:, 0], w[:, 1])
+            s1, c1 = philox.box_muller_float32(w[:, 2], w[:, 3])
+            candidates = (s0, c0, s1, c1)
+        cnt = count[active]
+        for v in candidates:
+            take = (np.abs(v) < 2.0) & (cnt < size)
+            out[active[take], cnt[take]] = v[take]
+            cnt += take
+        count[active] = cnt
+        active = active[cnt < size]
+        step += 1
+    return out.reshape(-1)[:n].astype(dt, copy=False)

@@ -1,0 +1,172 @@
+"""Philox4x32-10, vectorised over blocks, and TensorFlow's bits-to-sample conversions.
+
+The generator is the counter-based Philox4x32-10 of Salmon et al. ("Parallel random numbers:
+as easy as 1, 2, 3", SC 2011), as TensorFlow implements it in
+``tensorflow/core/lib/random/philox_random.h`` (now ``xla/tsl/lib/random/philox_random.h``):
+a 128-bit counter and a 64-bit key give one block of four uint32 words. Block ``i`` of a stream
+is the function of ``counter + i`` alone, so a whole request is computed at once: every
+uint32 operation below runs on arrays of counters (uint64 lanes holding 32-bit values, so a
+32x32 product is one exact uint64 multiply).
+
+The conversions from words to samples follow ``tensorflow/core/lib/random/
+random_distributions_utils.h`` and ``random_distributions.h``: the mantissa trick for uniform
+floats, Box-Muller for normals (:mod:`tfmini.ops.random.libm` gives glibc's ``logf``/``sincosf``
+bits), modulo for bounded integers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tfmini.ops.random import libm
+
+__all__: list[str] = []
+
+_M0 = np.uint64(0xD2511F53)
+_M1 = np.uint64(0xCD9E8D57)
+_W0 = 0x9E3779B9
+_W1 = 0xBB67AE85
+_LOW = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+_MASK64 = (1 << 64) - 1
+_MASK128 = (1 << 128) - 1
+
+# Blocks computed per pass: small enough for the working arrays to stay in cache.
+_CHUNK = 1 << 15
+
+
+def _round_keys(key: tuple[int, int]) -> list[tuple[np.uint64, np.uint64]]:
+    k0, k1 = key
+    keys = []
+    for _ in range(10):
+        keys.append((np.uint64(k0), np.uint64(k1)))
+        k0 = (k0 + _W0) & 0xFFFFFFFF
+        k1 = (k1 + _W1) & 0xFFFFFFFF
+    return keys
+
+
+def _philox(c0, c1, c2, c3, keys):
+    """Ten Philox rounds on uint64 arrays (values < 2**32); returns the four output words."""
+    for k0, k1 in keys:
+        p0 = c0 * _M0
+        p1 = c2 * _M1
+        c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ k0, p1 & _LOW, (p0 >> _S32) ^ c3 ^ k1, p0 & _LOW
+    return c0, c1, c2, c3
+
+
+def split_counter(counter: int) -> tuple[int, int]:
+    """A 128-bit counter as its (low, high) 64-bit halves."""
+    counter &= _MASK128
+    return counter & _MASK64, counter >> 64
+
+
+def counter_of(words: tuple[int, int, int, int]) -> int:
+    """The 128-bit counter whose uint32 words (least significant first) are ``words``."""
+    c0, c1, c2, c3 = (int(w) & 0xFFFFFFFF for w in words)
+    return c0 | (c1 << 32) | (c2 << 64) | (c3 << 96)
+
+
+def blocks_at(key: tuple[int, int], base: int, offsets: np.ndarray) -> np.ndarray:
+    """Philox blocks ``base + offsets[j]`` as a ``(len(offsets), 4)`` uint32 array.
+
+    Args:
+        key: The two uint32 key words.
+        base: The 128-bit counter of block 0 (a Python int).
+        offsets: uint64 block offsets from ``base``.
+    """
+    offsets = np.asarray(offsets, np.uint64).reshape(-1)
+    n = offsets.size
+    out = np.empty((n, 4), np.uint32)
+    if n == 0:
+        return out
+    keys = _round_keys(key)
+    lo, hi = split_counter(base)
+    lo_u = np.uint64(lo)
+    for start in range(0, n, _CHUNK):
+        off = offsets[start:start + _CHUNK]
+        low = off + lo_u  # wraps modulo 2**64 like the 128-bit counter's low half
+        carry = low < off
+        c0 = low & _LOW
+        c1 = low >> _S32
+        if carry.any():
+            high = np.uint64(hi) + carry.astype(np.uint64)
+            c2, c3 = high & _LOW, high >> _S32
+        else:
+            c2, c3 = np.uint64(hi & 0xFFFFFFFF), np.uint64(hi >> 32)
+        w = _philox(c0, c1, c2, c3, keys)
+        block = out[start:start + off.size]
+        for j in range(4):
+            block[:, j] = w[j]
+    return out
+
+
+def blocks(key: tuple[int, int], base: int, count: int) -> np.ndarray:
+    """``count`` consecutive Philox blocks from counter ``base``: a ``(count, 4)`` uint32 array."""
+    return blocks_at(key, base, np.arange(count, dtype=np.uint64))
+
+
+def key_counter_from_seeds(seed: int, seed2: int) -> tuple[tuple[int, int], int]:
+    """TensorFlow's stateful seeding (``core/util/guarded_philox_random.cc``): key = seed,
+    counter = (0, 0, seed2 low, seed2 high); both as 64-bit two's complement."""
+    seed &= _MASK64
+    seed2 &= _MASK64
+    return (seed & 0xFFFFFFFF, seed >> 32), seed2 << 64
+
+
+# ------------------------------------------------------------------------------------------
+# Words -> samples (random_distributions.h)
+
+
+def uniform_float32(words: np.ndarray) -> np.ndarray:
+    """[0, 1) floats from uint32 words: exponent 127, mantissa = the low 23 bits, minus 1."""
+    bits = (words & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)
+    return bits.view(np.float32) - np.float32(1.0)
+
+
+def uniform_float16(words: np.ndarray) -> np.ndarray:
+    """[0, 1) halves: the low 10 bits of each word as the mantissa of a half in [1, 2)."""
+    bits = ((words & np.uint32(0x3FF)) | np.uint32(0x3C00)).astype(np.uint16)
+    return bits.view(np.float16) - np.float16(1.0)
+
+
+def uniform_float64(lo_words: np.ndarray, hi_words: np.ndarray) -> np.ndarray:
+    """[0, 1) doubles from word pairs: mantissa = (low 20 bits of the first) * 2**32 + second."""
+    bits = ((lo_words.astype(np.uint64) & np.uint64(0xFFFFF)) << _S32) | hi_words.astype(
+        np.uint64)
+    bits |= np.uint64(0x3FF0000000000000)
+    return bits.view(np.float64) - 1.0
+
+
+_TWO_PI = 2.0 * math.pi
+
+
+def box_muller_float32(w0: np.ndarray, w1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TensorFlow's BoxMullerFloat: two float32 normals from each pair of words."""
+    u1 = uniform_float32(w0)
+    np.maximum(u1, np.float32(1.0e-7), out=u1)
+    v = (_TWO_PI * uniform_float32(w1).astype(np.float64)).astype(np.float32)
+    r = np.sqrt(np.float32(-2.0) * libm.logf(u1))
+    s, c = libm.sincosf(v)
+    s *= r
+    c *= r
+    return s, c
+
+
+def box_muller_float64(w0, w1, w2, w3) -> tuple[np.ndarray, np.ndarray]:
+    """TensorFlow's BoxMullerDouble: two float64 normals from four words."""
+    u1 = uniform_float64(w0, w1)
+    np.maximum(u1, 1.0e-7, out=u1)
+    v = _TWO_PI * uniform_float64(w2, w3)
+    r = np.sqrt(-2.0 * libm.log(u1))
+    s, c = libm.sincos(v)
+    return s * r, c * r
+
+
+def interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a[0], b[0], a[1], b[1], ...``"""
+    out = np.empty(a.size + b.size, a.dtype)
+    out[0::2] = a
+    out[1::2] = b
+    return out
