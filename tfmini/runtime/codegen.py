@@ -66,6 +66,8 @@ class GeneratedSource:
 
 def _comment(text: str) -> str:
     """``text`` safe for a one-line comment: non-printable characters escaped."""
+    if text.isprintable():  # always, for names the graph validated: the quick way
+        return text
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
