@@ -24,11 +24,11 @@ Two texts with the same lines are made:
   plan shows the failing line and its op; ``Session.plan_source`` returns it.
 
 The ``linecache`` entry is in the ``(size, None, lines, name)`` form, which
-``linecache.checkcache()`` keeps (it only drops entries it can stat as files). It lives as
-long as the compiled code object: a ``weakref.finalize`` on the code removes it, so it goes
-when the plan is dropped (``Session.close()``, a released function plan) and no traceback
-still holds the plan's frame. ``linecache.clearcache()`` removes it too; the compiled
-executor registers it again before it raises a kernel failure.
+``linecache.checkcache()`` keeps (it skips entries without an mtime instead of looking for a
+file of that name). It lives as long as the compiled code object: a ``weakref.finalize`` on
+the code removes it, so it goes when the plan is dropped (``Session.close()`` clears the plan
+caches) and no traceback still holds a frame of the plan. ``linecache.clearcache()`` removes
+it too; the compiled executor registers it again before it raises a kernel failure.
 """
 
 from __future__ import annotations
