@@ -236,7 +236,7 @@ def test_inspection_doc_runs(monkeypatch):
     text = doc.read_text(encoding="utf-8")
     namespace: dict = {}
     blocks = list(re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M))
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     for m in blocks:
         offset = text.count("\n", 0, m.start(1))
         exec(compile("\n" * offset + m.group(1), str(doc), "exec"), namespace)
@@ -244,3 +244,5 @@ def test_inspection_doc_runs(monkeypatch):
     assert namespace["y2"].name == "import/y:0"
     assert namespace["done2"].name == "import/done"
     assert namespace["done2"].control_inputs == (namespace["y2"].op,)
+    shown = re.search(r"^```text\n(.*?)^```", text[blocks[3].end():], re.S | re.M).group(1)
+    assert namespace["source"] == shown  # the plan_source output the doc shows

@@ -238,7 +238,7 @@ def test_ten_thousand_op_chain_compiles_and_runs(graph):
         assert sess.run(y, {x: 0.5}) == 10_000.5
         (plan,) = sess._plans.values()
     # Register reuse: a chain needs a couple of locals, not one per op.
-    assert len({n for n in plan._local_name.values()}) <= 3
+    assert len({n for n in plan.program.generated.local_name.values()}) <= 3
 
 
 def test_dataflow_keeps_a_value_read_twice_and_fetched(graph):

@@ -1,1 +1,1 @@
-"""The runtime: Session, Plan, resource managers, devices."""
+"""The runtime: Session; plans (analysis, steps, codegen, executors); resource managers."""

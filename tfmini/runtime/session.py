@@ -301,6 +301,45 @@ class Session:
                     self._plans[key] = plan
         return plan
 
+    def plan_source(self, fetches: Any, feed_dict: Any = None) -> str:
+        """The generated Python that ``run(fetches, feed_dict)`` executes, for reading.
+
+        A run compiles its plan to straight-line Python, one line per op; a kernel failure's
+        traceback points at that code (``File "<tfmini plan N>", line L``) and shows the line.
+        This returns the whole text as tracebacks show it: each op's line ends with a comment
+        naming its type and name, the ``def`` line names the devices (``c<i>``) and feeds
+        (``f<i>``), the ``return`` line the fetches. The comments are for reading only; the
+        code that runs is compiled from the same lines without them.
+
+        The plan is the one ``run`` uses for the same fetches and feeds (built and cached
+        here if no run has built it yet). A plan holding blocking steps (e.g. an accumulator
+        take) is run by the dataflow executor instead; its text then starts with a comment
+        saying so. A traced run (``RunOptions.trace_level``) runs the same steps one by one.
+
+        Args:
+            fetches: As for ``run``.
+            feed_dict: The feeds of the run, as for ``run`` (only the keys, in order, matter:
+                values are not looked at), or a sequence of feed keys; None for no feeds.
+
+        Returns:
+            The annotated source text.
+
+        Raises:
+            RuntimeError: the session is closed.
+            TypeError / ValueError: bad fetch or feed key (as ``run`` raises them).
+            tm.errors.InvalidArgumentError: the graph cannot be planned (a cycle, a missing
+                kernel), as ``run`` would raise it.
+
+        Example::
+
+            print(sess.plan_source(loss, {x: batch}))
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        mapper = FetchMapper(self._graph, fetches)
+        feeds = tuple(self._resolve_feed_key(k) for k in (feed_dict or ()))
+        return self._plan(mapper.outputs, feeds, mapper.targets).annotated_source
+
     def _deadline(self, options: RunOptions | None) -> float | None:
         ms = options.timeout_in_ms if options is not None and options.timeout_in_ms else 0
         if not ms:
