@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import collections
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import tfmini as tm
 from tests.conftest import load_golden
+from tests.helpers import run_in_thread, wait_for
 from tfmini.core.function import FuncGraph
 
 
@@ -599,23 +598,12 @@ def test_closing_the_session_cancels_a_running_loop(graph):
     value = read()
     sess = tm.Session()
     sess.run(init)
-    caught = []
-
-    def run_forever():
-        try:
-            sess.run(r)
-        except Exception as e:  # noqa: BLE001  (the test inspects what it was)
-            caught.append(e)
-
-    worker = threading.Thread(target=run_forever)
-    worker.start()
-    deadline = time.monotonic() + 10
-    while sess.run(value) < 3 and time.monotonic() < deadline:  # the loop is spinning
-        time.sleep(0.001)
+    worker = run_in_thread(sess.run, r)
+    wait_for(lambda: sess.run(value) >= 3, timeout=10, message="the loop to spin 3 times")
     sess.close()
-    worker.join(10)
+    caught = worker.exception(10)
     assert not worker.is_alive()
-    assert len(caught) == 1 and isinstance(caught[0], tm.errors.CancelledError)
+    assert isinstance(caught, tm.errors.CancelledError)
 
 
 # ----------------------------------------------------------------------------------------

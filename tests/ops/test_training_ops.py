@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 
 import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import join_all, run_in_thread
 from tfmini.ops.variables.resource_ops import VariableResource
 
 R = tm.raw_ops
@@ -362,11 +362,7 @@ def test_eight_threads_with_use_locking_lose_nothing(graph):
             except Exception as e:  # pragma: no cover - reported below
                 errors.append(e)
 
-        threads = [threading.Thread(target=work) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all([run_in_thread(work) for _ in range(8)])
         assert not errors
         np.testing.assert_array_equal(sess.run(read), 0.5 * 1600 * np.arange(4))
 
@@ -381,12 +377,7 @@ def test_eight_threads_sparse_updates_lose_nothing(graph):
                                        momentum=np.float64(1))
     with tm.Session() as sess:
         sess.run([init, ia])
-        threads = [threading.Thread(target=lambda: [sess.run(op) for _ in range(200)])
-                   for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all([run_in_thread(lambda: [sess.run(op) for _ in range(200)]) for _ in range(8)])
         got = sess.run(read)
     n = 1600
     np.testing.assert_array_equal(got[[1, 3]], np.full((2, 2), n * (n + 1) / 2))

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import run_in_thread, wait_for, wait_until_waiting
 from tests.runtime import counter_ops
 from tfmini.core.registry import register_op, unregister
 from tfmini.runtime.kernel_context import WAIT_POLL_SECONDS
@@ -49,15 +50,12 @@ def test_waits_are_satisfied_across_threads_and_runs():
         waited = _wait_op(2)
         sig = _signal(tm.constant(1.0))
     with tm.Session(graph=g) as sess:
-        out = []
-        t = threading.Thread(target=lambda: out.append(sess.run(waited)))
-        t.start()
-        time.sleep(0.05)
+        t = run_in_thread(sess.run, waited)
+        wait_until_waiting(sess)  # the run is parked in the BlkWaitFor kernel's wait
         assert t.is_alive(), "the wait blocks while nothing has signalled"
         sess.run(sig)
         sess.run(sig)
-        t.join(2)
-        assert out == [2]
+        assert t.result(2) == 2
 
 
 def _assert_prompt(elapsed, bound):
@@ -103,22 +101,12 @@ def test_close_cancels_a_blocked_run_promptly():
     with g.as_default():
         waited = _wait_op(1, counter="never")
     sess = tm.Session(graph=g)
-    errors = []
-
-    def blocked():
-        try:
-            sess.run(waited)
-        except Exception as e:
-            errors.append((e, time.monotonic()))
-
-    t = threading.Thread(target=blocked)
-    t.start()
-    time.sleep(0.05)
+    t = run_in_thread(sess.run, waited)
+    wait_until_waiting(sess)  # blocked in the kernel's wait, not merely started
     closed_at = time.monotonic()
     sess.close()
-    t.join(2)
+    error, when = t.exception(2), t.ended_at
     assert not t.is_alive()
-    (error, when), = errors
     assert isinstance(error, tm.errors.CancelledError)
     assert "was cancelled" in str(error)
     _assert_prompt(when - closed_at, 0.1)
@@ -205,7 +193,11 @@ def test_close_lets_a_running_step_finish_before_freeing_resources():
     def slow_read(ctx, x):
         c = _counter(ctx, "slow")
         started.set()
-        time.sleep(0.2)
+        # Busy until close() has begun (synchronised), then a little longer: that sleep is the
+        # behaviour under test (a kernel still working while close() runs), giving a close()
+        # that did not wait for this run the time to clear the resources under it.
+        wait_for(lambda: ctx.session.closed, message="close() to begin")
+        time.sleep(0.05)
         # Still there: close() has not cleared the resource manager under this run.
         assert ctx.resource_manager.lookup("", "slow") is c
         return x
@@ -215,13 +207,10 @@ def test_close_lets_a_running_step_finish_before_freeing_resources():
         with g.as_default():
             y = tm.raw_ops.BlkSlowRead(x=tm.constant(1.0))
         sess = tm.Session(graph=g)
-        out = []
-        t = threading.Thread(target=lambda: out.append(sess.run(y)))
-        t.start()
-        started.wait(2)
+        t = run_in_thread(sess.run, y)
+        wait_for(started.is_set, message="BlkSlowRead to start")
         sess.close()
-        t.join(2)
-        assert out == [1.0]
+        assert t.result(2) == 1.0
         with pytest.raises(RuntimeError, match="closed Session"):
             sess.run(y)
     finally:

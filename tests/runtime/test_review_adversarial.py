@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import wait_for, wait_until_waiting, waiting_kernels
 from tests.runtime import counter_ops
 from tfmini.core.registry import register_op, unregister
 
@@ -46,9 +47,16 @@ _counter = counter_ops.get_counter
 @pytest.fixture(autouse=True, scope="module")
 def review_ops():
     @register_op("RvRaise", inputs=["x: float"], outputs=["y: float"],
-                 attrs=["kind: string", "blocking: bool = false"])
-    def raise_(x, *, kind, blocking):
-        time.sleep(0.01)  # let the blocking steps dispatched before this one start waiting
+                 attrs=["kind: string", "blocking: bool = false", "after_waiting: int = 0",
+                        "after_slow: bool = false"])
+    def raise_(ctx, x, *, kind, blocking, after_waiting, after_slow):
+        # Fails only once the blocking steps dispatched before it are under way: RvSlow has
+        # started (after_slow), and after_waiting blocking kernels of the session are parked
+        # in their waits.
+        if after_slow:
+            wait_for(_SLOW_STARTED.is_set, message="RvSlow to start")
+        wait_for(lambda: waiting_kernels(ctx.session) >= after_waiting,
+                 message=f"{after_waiting} blocking step(s) to wait")
         raise _RAISE[kind]("raised by a kernel")
 
     @register_op("RvRaiseBlocking", inputs=["x: float"], outputs=["y: float"],
@@ -58,7 +66,10 @@ def review_ops():
 
     @register_op("RvSlow", inputs=["x: float"], outputs=["y: float"], blocking=True)
     def slow(x):
-        time.sleep(0.1)  # blocking, but deaf to cancellation for a while
+        _SLOW_STARTED.set()
+        # The behaviour under test, not a synchronisation: a blocking kernel deaf to
+        # cancellation for a while (the run's other steps end before it does).
+        time.sleep(0.1)
         return x
 
     @register_op("RvLogged", inputs=["n: int32"], outputs=["count: int32"],
@@ -70,7 +81,9 @@ def review_ops():
                 ctx.wait(c.cond, lambda: c.value >= n, f"counter '{counter}'")
                 return np.int32(c.value)
         finally:
-            time.sleep(0.05)  # still busy a little after its wait ended
+            # The behaviour under test, not a synchronisation: still busy a little after its
+            # wait ended, so a rollback that did not wait for this step would come first.
+            time.sleep(0.05)
             _EVENTS.append("blocking step stopped")
 
     @register_op("RvStateful", inputs=["x: float"], outputs=["y: float"], stateful=True)
@@ -92,6 +105,7 @@ def review_ops():
 
 _RAISE = {"interrupt": KeyboardInterrupt, "exit": SystemExit, "value": ValueError}
 _EVENTS: list[str] = []
+_SLOW_STARTED = threading.Event()  # set by RvSlow when it starts
 _TRACKED: list[weakref.ref] = []  # every value RvTrack made
 _ALIVE: list[int] = []  # how many of them were alive when each RvTrack started
 
@@ -180,7 +194,7 @@ def test_failure_while_a_blocking_step_waits_stops_it_before_the_rollback(graph,
     # an ordinary error.
     waited = tm.raw_ops.RvLogged(n=1, counter="interrupted")  # dispatched first
     changed = tm.raw_ops.RvStateful(x=tm.constant(1.0))
-    bad = tm.raw_ops.RvRaise(x=changed, kind=kind)
+    bad = tm.raw_ops.RvRaise(x=changed, kind=kind, after_waiting=1)  # once RvLogged waits
     sig = _signal(tm.constant(0.0), "interrupted")
     _EVENTS.clear()
     with tm.Session(graph=graph) as sess:
@@ -200,10 +214,12 @@ def test_failure_inside_a_function_is_reported_not_the_cancellations_it_caused(g
 
     def branch():
         slow = tm.raw_ops.RvSlow(x=tm.constant(1.0))  # in flight when the next step fails
-        return tm.raw_ops.RvRaise(x=tm.constant(1.0), kind="value", name="cause") + slow
+        return tm.raw_ops.RvRaise(x=tm.constant(1.0), kind="value", name="cause",
+                                  after_waiting=1, after_slow=True) + slow
 
     sibling = _wait(1, "never")
     out = tm.cond(pred, branch, lambda: tm.constant(0.0))
+    _SLOW_STARTED.clear()
     with tm.Session(graph=graph) as sess:
         with pytest.raises(tm.errors.InvalidArgumentError, match="cause"):
             sess.run([sibling, out], {pred: True}, options=_PATIENT)
@@ -305,11 +321,13 @@ def test_close_racing_blocked_and_plain_runs_ends_them_all(graph):
     sess = tm.Session(graph=graph)
     sess.run(v.initializer)
     outcomes = []
+    plain_runs = []
 
     def work(fetch):
         while True:
             try:
                 sess.run(fetch)
+                plain_runs.append(1)
             except (RuntimeError, tm.errors.OpError) as e:
                 outcomes.append(e)
                 return
@@ -317,7 +335,10 @@ def test_close_racing_blocked_and_plain_runs_ends_them_all(graph):
     threads = [threading.Thread(target=work, args=(f,)) for f in (read, waited, [read, waited])]
     for t in threads:
         t.start()
-    time.sleep(0.05)
+    # Close while all three are in flight: both blocked runs parked in their waits, the plain
+    # one looping (it has finished a run at least once).
+    wait_until_waiting(sess, 2)
+    wait_for(lambda: plain_runs, message="a plain run to finish")
     sess.close()
     for t in threads:
         t.join(5)

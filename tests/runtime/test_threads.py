@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import run_in_threads, wait_for
 from tfmini.runtime import session as session_module
 
 THREADS = 12
@@ -16,27 +16,9 @@ RUNS = 40
 
 
 def _in_threads(fn, n=THREADS):
-    """Runs ``fn(i)`` in ``n`` threads released together; returns results, re-raises errors."""
-    barrier = threading.Barrier(n)
-    results: list = [None] * n
-    errors: list = []
-
-    def worker(i):
-        try:
-            barrier.wait()
-            results[i] = fn(i)
-        except BaseException as e:  # collected and re-raised in the main thread
-            errors.append(e)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
-    assert not any(t.is_alive() for t in threads), "a thread hung"
-    if errors:
-        raise errors[0]
-    return results
+    """Runs ``fn(i)`` in ``n`` threads released together; returns results, re-raises errors
+    (a thread still running after 30 s fails the test)."""
+    return run_in_threads(fn, n, timeout=30)
 
 
 @pytest.fixture
@@ -69,15 +51,27 @@ def test_concurrent_runs_with_different_feeds_get_their_own_results(net):
 def test_plan_is_built_once_under_contention(net, monkeypatch):
     graph, x, k, z = net
     built: list = []
+    missed: set = set()  # the threads that looked for the plan and did not find it
+
+    class WatchedPlans(dict):
+        def get(self, key, default=None):
+            plan = super().get(key, default)
+            if plan is None:
+                missed.add(threading.get_ident())
+            return plan
 
     class SlowPlan(session_module.Plan):
         def __init__(self, *args, **kwargs):
             built.append(threading.get_ident())
-            time.sleep(0.05)  # every other thread arrives while this one builds
+            # Every other thread arrives while this one builds: each has looked the plan up,
+            # found none, and goes on to wait for the plan lock this one holds.
+            wait_for(lambda: len(missed) == THREADS,
+                     message=lambda: f"every thread to miss the plan ({len(missed)} did)")
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(session_module, "Plan", SlowPlan)
     with tm.Session(graph=graph) as sess:
+        sess._plans = WatchedPlans()
         results = _in_threads(lambda i: sess.run(z, {x: [float(i)], k: 1.0}))
         assert len(built) == 1
         assert [r.tolist() for r in results] == [[i + 10.0] for i in range(THREADS)]
@@ -137,10 +131,11 @@ def test_concurrent_building_gives_unique_names():
 
 def test_concurrent_name_scopes_stay_in_their_thread():
     g = tm.Graph()
+    inside = threading.Barrier(THREADS, timeout=30)
 
     def build(i):
         with g.as_default(), tm.name_scope(f"t{i}"):
-            time.sleep(0.001)
+            inside.wait()  # every thread is inside its own name scope before any builds
             return tm.constant(1.0).op.name
 
     assert _in_threads(build) == [f"t{i}/Const" for i in range(THREADS)]

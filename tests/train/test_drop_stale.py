@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import join_all, run_in_thread
 from tfmini.core import registry
 
 DropStale = tm.contrib.opt.DropStaleGradientOptimizer
@@ -111,11 +112,7 @@ def _run_workers(num_workers: int, staleness: int):
             except Exception as e:  # pragma: no cover - reported below
                 failures.append(e)
 
-        threads = [threading.Thread(target=run, args=(op,)) for op in train_ops]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all([run_in_thread(run, op) for op in train_ops])
         assert failures == []
         return sess.run(list(state))
 
@@ -335,11 +332,7 @@ def _hammer(train_ops, sess, steps: int) -> list[Exception]:
         except Exception as e:  # pragma: no cover - reported by the caller
             failures.append(e)
 
-    threads = [threading.Thread(target=work, args=(op,)) for op in train_ops]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    join_all([run_in_thread(work, op) for op in train_ops], timeout=60)
     return failures
 
 

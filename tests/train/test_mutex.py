@@ -4,14 +4,11 @@ run and when the lock value is dropped, deadlines and session close."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.helpers import hammer
+from tests.helpers import hammer, run_in_thread, wait_until_waiting
 
 R = tm.raw_ops
 
@@ -46,12 +43,11 @@ def test_a_waiting_critical_section_does_not_start():
     with tm.Session(graph=g) as sess:
         sess.run(v.initializer)
         held = sess.run(lock)
-        t = threading.Thread(target=sess.run, args=(step,))
-        t.start()
-        t.join(0.2)
+        t = run_in_thread(sess.run, step)
+        wait_until_waiting(sess)  # parked in MutexLock's wait (not a 200 ms join)
         assert t.is_alive() and sess.run(v) == 0.0  # waits at the lock, nothing done yet
         del held
-        t.join(5)
+        t.result(5)
         assert not t.is_alive() and sess.run(v) == 1.0
 
 
@@ -127,21 +123,12 @@ def test_close_cancels_a_waiting_lock():
         lock = R.MutexLock(mutex=R.MutexV2(shared_name="m"))
     sess = tm.Session(graph=g)
     held = sess.run(lock)
-    failures: list[Exception] = []
-
-    def wait() -> None:
-        try:
-            sess.run(lock)
-        except Exception as e:
-            failures.append(e)
-
-    t = threading.Thread(target=wait)
-    t.start()
-    time.sleep(0.05)
+    t = run_in_thread(sess.run, lock)
+    wait_until_waiting(sess)  # the second MutexLock waits for the held one
     sess.close()
-    t.join(5)
+    failure = t.exception(5)
     assert not t.is_alive()
-    assert len(failures) == 1 and isinstance(failures[0], tm.errors.CancelledError)
+    assert isinstance(failure, tm.errors.CancelledError)
     del held
 
 

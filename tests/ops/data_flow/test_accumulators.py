@@ -9,13 +9,11 @@ test_accumulators_stress.py.
 
 from __future__ import annotations
 
-import threading
-import time
-
 import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import join_all, run_in_thread, wait_for
 from tfmini.ops.data_flow.accumulator_state import DenseAccumulator, SparseAccumulator
 
 R = tm.raw_ops
@@ -27,27 +25,10 @@ def resource(sess, name, container=""):
     return sess._device("CPU").resource_manager.lookup(container, name)
 
 
-def wait_for(cond, timeout=5.0):
-    """Polls ``cond`` until true (a thread reached a blocking point); fails after timeout."""
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, "condition not reached"
-        time.sleep(0.002)
-
-
-def in_thread(fn):
-    """Runs ``fn`` in a thread; returns (thread, box) where box gets 'value' or 'error'."""
-    box = {}
-
-    def work():
-        try:
-            box["value"] = fn()
-        except Exception as e:
-            box["error"] = e
-
-    t = threading.Thread(target=work, daemon=True)
-    t.start()
-    return t, box
+def takers(acc, n):
+    """Waits until ``n`` takes are queued on the accumulator ``acc`` (blocked in their wait)."""
+    wait_for(lambda: len(acc.takers) == n,
+             message=lambda: f"{n} queued take(s) ({len(acc.takers)} queued)")
 
 
 # ----------------------------------------------------------------------------------------
@@ -277,11 +258,7 @@ def test_parallel_apply(graph):
     applies = [q.apply_grad(float(x)) for x in range(10, 101, 10)]
     take = q.take_grad(1)
     with tm.Session() as sess:
-        threads = [threading.Thread(target=sess.run, args=(a,)) for a in applies]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all([run_in_thread(sess.run, a) for a in applies])
         assert sess.run(take) == 55.0
 
 
@@ -294,14 +271,11 @@ def test_parallel_take(graph):
     with tm.Session() as sess:
         sess.run(q.num_accumulated())
         acc = resource(sess, "Q")
-        takers = [in_thread(lambda: sess.run(take)) for _ in range(10)]
-        wait_for(lambda: len(acc.takers) == 10)
+        threads = [run_in_thread(sess.run, take) for _ in range(10)]
+        takers(acc, 10)
         for e in range(10):
             sess.run(apply, feed_dict={x: float(e), step: e})  # each take moves the step on
-        results = []
-        for t, box in takers:
-            t.join(5)
-            results.append(box["value"])
+        results = join_all(threads, 5)
     assert sorted(results) == list(range(10))
 
 
@@ -312,14 +286,14 @@ def test_apply_and_blocking_take(graph):
     with tm.Session() as sess:
         sess.run(q.num_accumulated())
         acc = resource(sess, "Q")
-        t, box = in_thread(lambda: sess.run(take))
-        wait_for(lambda: len(acc.takers) == 1)
+        t = run_in_thread(sess.run, take)
+        takers(acc, 1)
         for a in applies[:2]:
             sess.run(a)
             assert t.is_alive()  # still waiting: 1 or 2 of 3
         sess.run(applies[2])
-        t.join(5)
-    assert box["value"] == 20.0
+        value = t.result(5)
+    assert value == 20.0
 
 
 def test_cancel_on_close(graph):
@@ -328,12 +302,12 @@ def test_cancel_on_close(graph):
     sess = tm.Session()
     sess.run(q.num_accumulated())
     acc = resource(sess, "Q")
-    t, box = in_thread(lambda: sess.run(take))
-    wait_for(lambda: len(acc.takers) == 1)
+    t = run_in_thread(sess.run, take)
+    takers(acc, 1)
     sess.close()
-    t.join(5)
-    assert isinstance(box["error"], tm.errors.CancelledError)
-    assert "TakeGrad operation was cancelled" in str(box["error"])
+    error = t.exception(5)
+    assert isinstance(error, tm.errors.CancelledError)
+    assert "TakeGrad operation was cancelled" in str(error)
     assert not acc.takers
 
 
@@ -434,11 +408,7 @@ def test_sparse_parallel_apply(graph):
                for x in range(10, 101, 10)]
     take = q.take_indexed_slices_grad(1)
     with tm.Session() as sess:
-        threads = [threading.Thread(target=sess.run, args=(a,)) for a in applies]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all([run_in_thread(sess.run, a) for a in applies])
         got = sess.run(take)
     np.testing.assert_array_equal(got.indices, [0])
     np.testing.assert_array_equal(got.values, [[550.0]])
@@ -453,14 +423,11 @@ def test_sparse_parallel_take(graph):
     with tm.Session() as sess:
         sess.run(q.num_accumulated())
         acc = resource(sess, "Q")
-        takers = [in_thread(lambda: sess.run(take)) for _ in range(10)]
-        wait_for(lambda: len(acc.takers) == 10)
+        threads = [run_in_thread(sess.run, take) for _ in range(10)]
+        takers(acc, 10)
         for e in range(10):
             sess.run(apply, feed_dict={x: float(e), step: e})
-        results = []
-        for t, box in takers:
-            t.join(5)
-            results.append(float(box["value"].values[0, 0]))
+        results = [float(got.values[0, 0]) for got in join_all(threads, 5)]
     assert sorted(results) == list(range(10))
 
 
@@ -471,12 +438,12 @@ def test_sparse_apply_and_blocking_take(graph):
     with tm.Session() as sess:
         sess.run(q.num_accumulated())
         acc = resource(sess, "Q")
-        t, box = in_thread(lambda: sess.run(take))
-        wait_for(lambda: len(acc.takers) == 1)
+        t = run_in_thread(sess.run, take)
+        takers(acc, 1)
         for a in applies:
             sess.run(a)
-        t.join(5)
-    np.testing.assert_array_equal(box["value"].values, [[20.0, 20.0]])
+        got = t.result(5)
+    np.testing.assert_array_equal(got.values, [[20.0, 20.0]])
 
 
 def test_sparse_cancel_on_close(graph):
@@ -485,12 +452,12 @@ def test_sparse_cancel_on_close(graph):
     sess = tm.Session()
     sess.run(q.num_accumulated())
     acc = resource(sess, "Q")
-    t, box = in_thread(lambda: sess.run(take))
-    wait_for(lambda: len(acc.takers) == 1)
+    t = run_in_thread(sess.run, take)
+    takers(acc, 1)
     sess.close()
-    t.join(5)
-    assert isinstance(box["error"], tm.errors.CancelledError)
-    assert "TakeGrad operation was cancelled" in str(box["error"])
+    error = t.exception(5)
+    assert isinstance(error, tm.errors.CancelledError)
+    assert "TakeGrad operation was cancelled" in str(error)
 
 
 @pytest.mark.parametrize("indices,values,message", [

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import join_all, run_in_thread, wait_for
 from tfmini.runtime.kernel_context import WAIT_POLL_SECONDS
 
 R = tm.raw_ops
@@ -24,27 +25,10 @@ def resource(sess, name):
     return sess._device("CPU").resource_manager.lookup("", name)
 
 
-def wait_for(cond, timeout=5.0):
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, "condition not reached"
-        time.sleep(0.001)
-
-
-def in_thread(fn):
-    """Runs ``fn`` in a thread; the box gets 'value' or 'error' and 'at' (when it ended)."""
-    box = {}
-
-    def work():
-        try:
-            box["value"] = fn()
-        except Exception as e:
-            box["error"] = e
-        box["at"] = time.monotonic()
-
-    t = threading.Thread(target=work, daemon=True)
-    t.start()
-    return t, box
+def takers(acc, n):
+    """Waits until ``n`` takes are queued on the accumulator ``acc`` (blocked in their wait)."""
+    wait_for(lambda: len(acc.takers) == n,
+             message=lambda: f"{n} queued take(s) ({len(acc.takers)} queued)")
 
 
 def started(sess, name="Q", fetch=None):
@@ -77,12 +61,7 @@ def test_eight_threads_times_100_applies_lose_nothing(graph):
             while len(seen_sizes) < 2000 and (not seen_sizes or seen_sizes[-1] < 800):
                 seen_sizes.append(int(sess.run(size)))
 
-        threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
-        watcher = threading.Thread(target=reader)
-        for t in threads + [watcher]:
-            t.start()
-        for t in threads + [watcher]:
-            t.join()
+        join_all([run_in_thread(worker, t) for t in range(8)] + [run_in_thread(reader)])
         assert sess.run(size) == 800
         total = sess.run(take)
     expected = sum(t * 1000.0 + i for t in range(8) for i in range(100)) + 800.0 * np.arange(16)
@@ -105,11 +84,7 @@ def test_sparse_eight_threads_times_100_applies_lose_nothing(graph):
                 rows = np.array(sorted({t, (t + i) % 8}), np.int64)
                 apply(rows, np.full((len(rows), 2), float(i)))
 
-        threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all([run_in_thread(worker, t) for t in range(8)])
         indices, values, _ = sess.run(q.take_grad(800))
     expected = np.zeros((8, 2))
     for t in range(8):
@@ -132,15 +107,14 @@ def test_many_takers_are_served_in_arrival_order(graph):
     take = q.take_grad(1)
     with tm.Session() as sess:
         acc = started(sess, fetch=q.num_accumulated())
-        takers = []
+        threads = []
         for i in range(16):
-            takers.append(in_thread(lambda: sess.run(take)))
-            wait_for(lambda i=i: len(acc.takers) == i + 1)  # arrival order is known
+            threads.append(run_in_thread(sess.run, take))
+            takers(acc, i + 1)  # arrival order is known
         for k in range(16):
             sess.run(apply, feed_dict={x: float(k), step: k})  # serves exactly the head
-        for t, _ in takers:
-            t.join(5)
-    assert [box["value"] for _, box in takers] == [float(k) for k in range(16)]
+        values = join_all(threads, 5)
+    assert values == [float(k) for k in range(16)]
 
 
 def test_blocked_head_blocks_later_takers(graph):
@@ -151,21 +125,20 @@ def test_blocked_head_blocks_later_takers(graph):
     take3, take1 = q.take_grad(3), q.take_grad(1)
     with tm.Session() as sess:
         acc = started(sess, fetch=q.num_accumulated())
-        big, big_box = in_thread(lambda: sess.run(take3))
-        wait_for(lambda: len(acc.takers) == 1)
-        small, small_box = in_thread(lambda: sess.run(take1))
-        wait_for(lambda: len(acc.takers) == 2)
+        big = run_in_thread(sess.run, take3)
+        takers(acc, 1)
+        small = run_in_thread(sess.run, take1)
+        takers(acc, 2)
         sess.run(apply, feed_dict={x: 1.0, step: 0})
         # One gradient would satisfy take(1), but it waits behind take(3).
         assert sess.run(q.num_accumulated()) == 1 and len(acc.takers) == 2
         sess.run(apply, feed_dict={x: 2.0, step: 0})
         sess.run(apply, feed_dict={x: 3.0, step: 0})
-        big.join(5)
-        assert big_box["value"] == 2.0
+        assert big.result(5) == 2.0
         assert small.is_alive() and sess.run(q.num_accumulated()) == 0  # a fresh round
         sess.run(apply, feed_dict={x: 7.0, step: 1})
-        small.join(5)
-    assert small_box["value"] == 7.0
+        small_value = small.result(5)
+    assert small_value == 7.0
 
 
 def test_a_timed_out_head_leaves_the_queue_and_unblocks_the_next(graph):
@@ -174,15 +147,14 @@ def test_a_timed_out_head_leaves_the_queue_and_unblocks_the_next(graph):
     with tm.Session() as sess:
         acc = started(sess, fetch=q.num_accumulated())
         sess.run(q.apply_grad(4.0))
-        head, head_box = in_thread(lambda: sess.run(
-            take5, options=tm.RunOptions(timeout_in_ms=150)))
-        wait_for(lambda: len(acc.takers) == 1)
-        nxt, nxt_box = in_thread(lambda: sess.run(take1))
-        head.join(5)
-        nxt.join(5)
-    assert isinstance(head_box["error"], tm.errors.DeadlineExceededError)
-    assert nxt_box["value"] == 4.0  # served the moment the head gave up
-    assert nxt_box["at"] - head_box["at"] < CANCEL_BOUND
+        head = run_in_thread(sess.run, take5, options=tm.RunOptions(timeout_in_ms=150))
+        takers(acc, 1)
+        nxt = run_in_thread(sess.run, take1)
+        head_error = head.exception(5)
+        nxt_value = nxt.result(5)
+    assert isinstance(head_error, tm.errors.DeadlineExceededError)
+    assert nxt_value == 4.0  # served the moment the head gave up
+    assert nxt.ended_at - head.ended_at < CANCEL_BOUND
 
 
 # ----------------------------------------------------------------------------------------
@@ -232,14 +204,14 @@ def test_close_ends_a_blocked_take_in_time_and_keeps_the_gradients(graph, sparse
     for a in applies:
         sess.run(a)
     acc = resource(sess, "Q")
-    t, box = in_thread(lambda: sess.run(take))
-    wait_for(lambda: len(acc.takers) == 1)
+    t = run_in_thread(sess.run, take)
+    takers(acc, 1)
     closed_at = time.monotonic()
     sess.close()
-    t.join(5)
-    assert isinstance(box["error"], tm.errors.CancelledError)
-    assert "TakeGrad operation was cancelled" in str(box["error"])
-    assert box["at"] - closed_at < CANCEL_BOUND
+    error = t.exception(5)
+    assert isinstance(error, tm.errors.CancelledError)
+    assert "TakeGrad operation was cancelled" in str(error)
+    assert t.ended_at - closed_at < CANCEL_BOUND
     assert acc.counter == 2 and not acc.takers  # the accumulator kept both gradients
 
 

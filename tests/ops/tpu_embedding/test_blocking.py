@@ -3,13 +3,13 @@ out, and is cancelled by close(). A run that fails after Send leaves the device 
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import run_in_thread, wait_until_waiting
 from tests.ops.tpu_embedding import worked as W
 
 T, R = W.T, W.R
@@ -52,19 +52,13 @@ def test_recv_waits_for_the_enqueue_of_the_same_run():
 
 def test_recv_waits_for_an_enqueue_from_another_thread():
     sess, ops = _graph()
-    result = {}
-
-    def receive():
-        result["acts"] = sess.run(ops["recv"])
-
-    thread = threading.Thread(target=receive)
-    thread.start()
-    time.sleep(0.1)
-    assert thread.is_alive() and "acts" not in result  # still waiting
+    thread = run_in_thread(sess.run, ops["recv"])
+    wait_until_waiting(sess)  # Recv is parked in its wait for a batch
+    assert thread.is_alive()  # still waiting
     sess.run(ops["enqueue"])
-    thread.join(timeout=5)
+    acts = thread.result(5)
     assert not thread.is_alive()
-    np.testing.assert_array_equal(result["acts"][1], W.USER[[3, 3]])
+    np.testing.assert_array_equal(acts[1], W.USER[[3, 3]])
     sess.close()
 
 
@@ -95,24 +89,13 @@ def test_recv_times_out_with_deadline_exceeded():
 
 def test_close_cancels_a_waiting_recv():
     sess, ops = _graph()
-    caught = {}
-
-    def receive():
-        try:
-            sess.run(ops["recv"])
-        except tm.errors.CancelledError as e:
-            caught["error"] = e
-
-    thread = threading.Thread(target=receive)
-    thread.start()
-    deadline = time.monotonic() + 5
-    while not sess._waiters and time.monotonic() < deadline:  # until Recv is waiting
-        time.sleep(0.005)
-    assert sess._waiters
+    thread = run_in_thread(sess.run, ops["recv"])
+    wait_until_waiting(sess)  # until Recv is waiting
     sess.close()
-    thread.join(timeout=5)
+    error = thread.exception(5)
     assert not thread.is_alive()
-    assert "was cancelled" in str(caught["error"])
+    assert isinstance(error, tm.errors.CancelledError)
+    assert "was cancelled" in str(error)
 
 
 def _failing_after(op):

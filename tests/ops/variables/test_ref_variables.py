@@ -3,12 +3,11 @@ with TensorFlow 2.21's results and messages (tf.compat.v1, use_resource=False)."
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import join_all, run_in_thread
 from tfmini.ops.variables.ref_variables import RefStorage, RefVariable
 
 R = tm.raw_ops
@@ -141,12 +140,8 @@ def test_concurrent_assign_add_on_a_ref_loses_nothing(graph):
     add = R.AssignAdd(ref=w, value=np.ones(3), use_locking=True)
     with tm.Session() as sess:
         sess.run(w.initializer)
-        threads = [threading.Thread(target=lambda: [sess.run(add.op) for _ in range(200)])
-                   for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        join_all([run_in_thread(lambda: [sess.run(add.op) for _ in range(200)])
+                  for _ in range(8)])
         np.testing.assert_array_equal(sess.run(w), [1600, 1600, 1600])
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.helpers import hammer
+from tests.helpers import hammer, join_all, run_in_thread
 from tfmini.core import registry
 from tfmini.ops.variables.resource_ops import ResourceHandle, VariableResource, freeze
 from tfmini.runtime.kernel_context import KernelContext, RunState
@@ -594,12 +594,11 @@ def test_concurrent_readers_never_see_a_half_written_value(graph):
                 if not (v == v[0]).all():
                     torn.append(v)
 
-        readers = [threading.Thread(target=reader) for _ in range(3)]
-        for t in readers:
-            t.start()
-        for k in range(300):
-            sess.run(assign, {x: np.full(256, k, np.int64)})
-        stop.set()
-        for t in readers:
-            t.join()
+        readers = [run_in_thread(reader) for _ in range(3)]
+        try:
+            for k in range(300):
+                sess.run(assign, {x: np.full(256, k, np.int64)})
+        finally:
+            stop.set()
+        join_all(readers)
     assert not torn
