@@ -69,7 +69,12 @@ from tfmini.core.shapes import TensorShape
 from tfmini.ops.array import *  # noqa: E402,F401,F403
 from tfmini.ops.control_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.math import *  # noqa: E402,F401,F403
-from tfmini.ops.nn.clip_ops import *  # noqa: E402,F401,F403  (tf.clip_by_value, ...: top level)
+from tfmini.ops.nn import (  # noqa: E402  (TensorFlow's clipping functions are top level)
+    clip_by_global_norm,
+    clip_by_norm,
+    clip_by_value,
+    global_norm,
+)
 from tfmini.ops.variables import *  # noqa: E402,F401,F403
 from tfmini.ops.data_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.random import *  # noqa: E402,F401,F403

@@ -10,13 +10,13 @@ from __future__ import annotations
 from tfmini.ops import nn as _nn_family
 from tfmini.ops.math import sigmoid, tanh  # noqa: F401  (tf.nn.sigmoid is tf.math.sigmoid)
 from tfmini.ops.nn import *  # noqa: F401,F403
-from tfmini.ops.nn import clip_ops as _clip_ops
 
 # The clipping functions are TensorFlow's top-level tf.clip_by_* (tm.clip_by_value), not tf.nn.
-for _name in _clip_ops.__all__:
+_TOP_LEVEL_ONLY = {"clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"}
+for _name in _TOP_LEVEL_ONLY:
     del globals()[_name]
 del _name
 
 __all__ = sorted(
-    {*_nn_family.__all__, "sigmoid", "tanh"} - set(_clip_ops.__all__)
+    {*_nn_family.__all__, "sigmoid", "tanh"} - _TOP_LEVEL_ONLY
 )

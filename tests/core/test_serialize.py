@@ -15,12 +15,11 @@ from tfmini.core.function import FuncGraph
 from tfmini.core.registry import register_op, unregister
 from tfmini.core.scope import current_scope
 from tfmini.core.serialize import (
-    array_from_json,
-    array_to_json,
     graph_to_dict,
     import_graph_def,
     node_to_dict,
 )
+from tfmini.core.tensor_json import array_from_json, array_to_json
 
 
 def _json(obj):

@@ -43,6 +43,27 @@ def check_op_name(name: str) -> None:
 
 
 # Operator overloads on Output are installed by the ops layer (core knows no op by name).
+# The graph's own conversions and its default-graph context are carried out by modules that
+# import this one (core.serialize writes graph_defs, core.scope keeps the scope stacks). They
+# install their functions here when imported (``import tfmini`` imports them all), so imports
+# run one way: those modules depend on the graph, never the reverse.
+_SERVICES: dict[str, Callable] = {}
+
+
+def install_graph_service(name: str, fn: Callable) -> None:
+    """Installs ``fn`` as the graph service ``name`` (called by core.serialize, core.scope)."""
+    _SERVICES[name] = fn
+
+
+def _graph_service(name: str) -> Callable:
+    try:
+        return _SERVICES[name]
+    except KeyError:
+        raise RuntimeError(
+            f"{name} is provided by a tfmini module that has not been imported: import tfmini"
+        ) from None
+
+
 _OPERATOR_OVERRIDES: dict[str, Callable] = {}
 
 
@@ -226,9 +247,7 @@ class Operation:
     @property
     def node_def(self) -> dict:
         """A plain description of this node (TensorFlow's NodeDef, as a dict)."""
-        from tfmini.core.serialize import node_to_dict  # local: serialize imports graph
-
-        return node_to_dict(self)
+        return _graph_service("node_to_dict")(self)
 
     def _add_control_input(self, op: Operation) -> None:
         """Adds a control input after construction (TensorFlow allows it; may make cycles)."""
@@ -450,9 +469,7 @@ class Graph:
     # -- default graph ------------------------------------------------------------
     def as_default(self):
         """Context manager making this graph (with a fresh root scope) the default."""
-        from tfmini.core.scope import default_graph_context  # scope imports graph
-
-        return default_graph_context(self)
+        return _graph_service("default_graph_context")(self)
 
     def finalize(self) -> None:
         self._finalized = True
@@ -537,9 +554,7 @@ class Graph:
 
     def as_graph_def(self) -> dict:
         """A plain, JSON-serialisable description; ``tm.import_graph_def`` reads it back."""
-        from tfmini.core.serialize import graph_to_dict
-
-        return graph_to_dict(self)
+        return _graph_service("graph_to_dict")(self)
 
     def __repr__(self) -> str:
         return f"<tm.Graph with {len(self._operations)} ops at {id(self):#x}>"

@@ -28,6 +28,7 @@ from tfmini.core import dtypes
 from tfmini.core.dtypes import DType, as_dtype
 from tfmini.core.shapes import TensorShape, as_shape
 from tfmini.core.source import UNKNOWN_LOCATION, SourceLocation
+from tfmini.core.tensor_json import array_to_json
 
 
 class _NoDefault:
@@ -453,8 +454,6 @@ def attr_value_to_json(value: Any) -> Any:
     if isinstance(value, TensorShape):
         return {"shape": None if value.dims is None else list(value.dims)}
     if isinstance(value, np.ndarray):
-        from tfmini.core.serialize import array_to_json  # local: serialize imports opdef
-
         return {"tensor": array_to_json(value)}
     if isinstance(value, tuple):
         return [attr_value_to_json(v) for v in value]

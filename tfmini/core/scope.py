@@ -17,7 +17,14 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from tfmini.core.devices import DeviceSpec, canonical_device
-from tfmini.core.graph import VALID_OP_NAME_REGEX, VALID_SCOPE_NAME_REGEX, Graph, Operation, Output
+from tfmini.core.graph import (
+    VALID_OP_NAME_REGEX,
+    VALID_SCOPE_NAME_REGEX,
+    Graph,
+    Operation,
+    Output,
+    install_graph_service,
+)
 
 # A single name component (no "/"): the Java API's pattern.
 _COMPONENT_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-]*$")
@@ -174,6 +181,9 @@ def default_graph_context(graph: Graph):
     scope = next((s for s in reversed(stack) if s.graph is graph), None)
     with scope_context(scope if scope is not None else Scope(graph)):
         yield graph
+
+
+install_graph_service("default_graph_context", default_graph_context)  # Graph.as_default
 
 
 @contextlib.contextmanager

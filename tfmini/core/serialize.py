@@ -22,157 +22,33 @@ default graph, as ``tf.compat.v1.import_graph_def`` does.
 
 from __future__ import annotations
 
-import base64
 import heapq
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
 from attrs import evolve
 
 from tfmini import errors
 from tfmini.core import registry
 from tfmini.core.builder import build_op
-from tfmini.core.dtypes import DType, as_dtype
+from tfmini.core.dtypes import as_dtype
 from tfmini.core.function import FuncGraph, root_graph
-from tfmini.core.graph import VALID_SCOPE_NAME_REGEX, Graph, Operation, Output
+from tfmini.core.graph import (
+    VALID_SCOPE_NAME_REGEX,
+    Graph,
+    Operation,
+    Output,
+    install_graph_service,
+)
 from tfmini.core.opdef import AttrDef, OpDef, attr_value_to_json
 from tfmini.core.scope import Scope, current_scope
 from tfmini.core.shapes import TensorShape
+from tfmini.core.tensor_json import NON_FINITE_FLOATS, array_from_json, float_to_json
 
 __all__ = ["import_graph_def"]
 
 GRAPH_DEF_VERSION = 1
-
-_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-
-
-# --------------------------------------------------------------------------------------
-# Arrays
-
-
-def _float_to_json(x: float) -> float | str:
-    if math.isfinite(x):
-        return x  # json writes repr(x), which reads back to the same double
-    if math.isnan(x):
-        return "nan"
-    return "inf" if x > 0 else "-inf"
-
-
-def _float_from_json(v: Any) -> float:
-    if isinstance(v, str):
-        try:
-            return _NON_FINITE[v]
-        except KeyError:
-            raise ValueError(
-                f"{v!r} is not a number (expected a number, 'nan', 'inf' or '-inf')"
-            ) from None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"{v!r} is not a number")
-    return float(v)
-
-
-def _string_to_json(v: Any) -> Any:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bytes):
-        # Bytes need not be UTF-8; base64 keeps them exact and apart from str elements.
-        return {"bytes": base64.b64encode(v).decode("ascii")}
-    raise TypeError(
-        f"Cannot serialise a string tensor element of type {type(v).__name__} ({v!r}); "
-        "only str and bytes elements have a JSON form"
-    )
-
-
-def _string_from_json(v: Any) -> Any:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, dict) and set(v) == {"bytes"}:
-        return base64.b64decode(v["bytes"], validate=True)
-    raise ValueError(f"{v!r} is not a string tensor element (a str or {{'bytes': base64}})")
-
-
-def array_to_json(array: Any) -> dict[str, Any]:
-    """A NumPy array as ``{"dtype": name, "shape": [...], "values": [...]}`` (JSON-ready).
-
-    ``values`` is the flat list of elements in C order. Floats are exact:
-    every float16/32/64 value is a double that ``json`` writes with ``repr``,
-    which reads back to the same bits; NaN and infinities are written as
-    ``"nan"``, ``"inf"``, ``"-inf"`` (a NaN's payload is not kept). String
-    (object) arrays hold ``str`` elements as strings and ``bytes`` elements as
-    ``{"bytes": <base64>}``.
-
-    Args:
-        array: An ndarray, or anything ``np.asarray`` accepts.
-
-    Returns:
-        The dict; :func:`array_from_json` is its inverse.
-
-    Raises:
-        TypeError: the dtype has no tfmini DType, or an object array holds
-            something other than str/bytes.
-    """
-    arr = np.asarray(array)
-    dt = as_dtype(arr.dtype)
-    flat = arr.ravel()
-    if dt.is_object:
-        values = [_string_to_json(v) for v in flat.tolist()]
-    elif dt.is_floating and not np.isfinite(flat).all():
-        values = [_float_to_json(v) for v in flat.tolist()]
-    else:
-        values = flat.tolist()
-    return {"dtype": dt.name, "shape": list(arr.shape), "values": values}
-
-
-def array_from_json(data: Mapping[str, Any]) -> np.ndarray:
-    """The read-only ndarray described by :func:`array_to_json`'s dict.
-
-    Raises:
-        ValueError: the dict is malformed (missing keys, a value count that
-            does not match the shape, a value that does not fit the dtype).
-        TypeError: the dtype name is unknown.
-    """
-    try:
-        dt: DType = as_dtype(data["dtype"])
-        shape = tuple(int(d) for d in data["shape"])
-        values = data["values"]
-    except KeyError as e:
-        raise ValueError(f"Tensor JSON is missing the key {e.args[0]!r}: {data!r}") from None
-    if not isinstance(values, list):
-        raise ValueError(f"Tensor JSON 'values' must be a list, got {type(values).__name__}")
-    count = math.prod(shape)
-    if len(values) != count:
-        raise ValueError(
-            f"Tensor JSON of shape {list(shape)} needs {count} values, got {len(values)}"
-        )
-    if dt.is_object:
-        arr = np.empty(count, dtype=object)
-        for i, v in enumerate(values):
-            arr[i] = _string_from_json(v)
-    elif dt.is_floating:
-        arr = np.array([_float_from_json(v) for v in values], dtype=dt.np_dtype)
-    elif dt.is_bool:
-        if not all(isinstance(v, bool) for v in values):
-            raise ValueError(f"Tensor JSON of dtype bool holds non-bool values: {values[:10]!r}")
-        arr = np.array(values, dtype=np.bool_)
-    else:
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            raise ValueError(
-                f"Tensor JSON of dtype {dt.name} holds non-integer values: {values[:10]!r}"
-            )
-        info = np.iinfo(dt.np_dtype)
-        if values and (min(values) < info.min or max(values) > info.max):
-            raise ValueError(f"Tensor JSON values do not fit in {dt.name}")
-        arr = np.array(values, dtype=dt.np_dtype)
-    arr = arr.reshape(shape)
-    arr.flags.writeable = False
-    return arr
-
-
-# --------------------------------------------------------------------------------------
-# Graph -> dict
 
 
 def _tensor_ref(output: Output) -> str:
@@ -183,7 +59,7 @@ def _tensor_ref(output: Output) -> str:
 def _strict_json(value: Any, where: str) -> Any:
     """``value`` with non-finite floats spelled as strings; TypeError if it is not JSON data."""
     if isinstance(value, float):
-        return _float_to_json(value)
+        return float_to_json(value)
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, (list, tuple)):
@@ -312,6 +188,10 @@ def graph_to_dict(graph: Graph) -> dict[str, Any]:
     }
 
 
+install_graph_service("node_to_dict", node_to_dict)
+install_graph_service("graph_to_dict", graph_to_dict)
+
+
 # --------------------------------------------------------------------------------------
 # dict -> Graph
 
@@ -340,8 +220,8 @@ def _decode_attr(value: Any, attr_def: AttrDef | None, function: Callable[[str],
 
 
 def _decode_scalar(value: Any, t: str | None, function: Callable[[str], Any]) -> Any:
-    if t == "float" and isinstance(value, str) and value in _NON_FINITE:
-        return _NON_FINITE[value]
+    if t == "float" and isinstance(value, str) and value in NON_FINITE_FLOATS:
+        return NON_FINITE_FLOATS[value]
     if t in ("int", "float", "bool", "string"):
         return value
     return _decode_structure(value, function)

@@ -2,7 +2,7 @@
 
 ``TableConfig``, ``FeatureConfig`` and the optimizers ``SGD``, ``Adagrad``, ``Adam`` and ``FTRL``
 take TensorFlow's arguments, defaults and errors. :class:`TPUEmbedding` turns them into a
-:class:`~tfmini.ops.tpu_embedding.config.TPUEmbeddingConfiguration` (as TensorFlow's
+:class:`~tfmini.tpu.TPUEmbeddingConfiguration` (as TensorFlow's
 ``TPUEmbedding._create_config_proto`` does: tables in order of first use, feature descriptors,
 mode TRAINING, DIV sharding), keeps host copies of the tables and optimizer slots as
 variables, and builds the raw embedding ops of the simulated TPU device::
@@ -42,10 +42,10 @@ from tfmini.core.graph import Operation, Output
 from tfmini.core.scope import control_dependencies, name_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.core.wrappers import raw_op_function
+from tfmini.ops import tpu_embedding as cfg
 from tfmini.ops.array import concat, constant, gather, identity, reshape, zeros
 from tfmini.ops.control_flow import group
 from tfmini.ops.math import cast
-from tfmini.ops.tpu_embedding import config as cfg
 from tfmini.ops.variables import Variable, constant_initializer, truncated_normal_initializer
 
 __all__ = [

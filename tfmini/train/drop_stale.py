@@ -12,7 +12,7 @@ are separate ops, so two workers can both read step ``s``, both judge themselves
 both apply; a bound of 0 then admits updates computed on a stale model. tfmini runs each
 ``Session.run`` in its own thread, and its per-variable locks make each single update atomic
 but not this sequence. So the accept/drop decision and the whole accepted update are one
-critical section: a ``MutexLock`` (``tfmini/ops/mutex.py``) on a mutex shared by every
+critical section: a ``MutexLock`` (``tfmini/ops/variables/mutex.py``) on a mutex shared by every
 DropStaleGradientOptimizer of the global step is taken after the gradients are computed and
 before the global step is read, and ``ConsumeMutexLock`` releases it at the end of either
 branch (in the accept branch after the wrapped optimizer's update, global step increment
@@ -34,7 +34,6 @@ from tfmini.ops.array import identity, reshape
 from tfmini.ops.control_flow import cond
 from tfmini.ops.math import less_equal
 from tfmini.ops.variables import Variable, get_variable, init_scope, zeros_initializer
-from tfmini.ops.variables import mutex as _mutex  # noqa: F401  (registers MutexV2/MutexLock)
 from tfmini.train.optimizer import Optimizer, is_ref_variable
 from tfmini.train.training_util import get_global_step
 

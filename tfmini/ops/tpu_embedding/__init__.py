@@ -54,7 +54,9 @@ from tfmini.ops.tpu_embedding import enqueue as _enqueue  # noqa: F401
 from tfmini.ops.tpu_embedding import load_retrieve as _load_retrieve  # noqa: F401
 from tfmini.ops.tpu_embedding import recv_send as _recv_send  # noqa: F401
 from tfmini.ops.tpu_embedding.config import *  # noqa: F403  (the configuration messages)
-from tfmini.ops.tpu_embedding.state import EmbeddingDevice as EmbeddingDevice
-from tfmini.ops.tpu_embedding.updates import SUPPORTED_OPTIMIZERS as SUPPORTED_OPTIMIZERS
+from tfmini.ops.tpu_embedding.state import EmbeddingDevice  # noqa: F401  (the device state)
+from tfmini.ops.tpu_embedding.updates import SUPPORTED_OPTIMIZERS  # noqa: F401
 
-__all__ = sorted({"EmbeddingDevice", "SUPPORTED_OPTIMIZERS", *_config.__all__})
+# The public names are the configuration messages (tm.tpu re-exports them); the device state
+# and the optimizer table are for tfmini's own code, imported by name.
+__all__ = sorted(_config.__all__)
