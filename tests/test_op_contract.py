@@ -89,3 +89,18 @@ def test_outputs_agree_with_shape_function(op_type):
             f"{op_type} output {out.value_index}: kernel gave shape {arr.shape}, "
             f"shape function said {out.shape}"
         )
+
+
+def test_no_op_is_registered_in_a_gradient_module():
+    # DESIGN.md: a family registers its op types in its forward modules; gradient modules
+    # (grad.py, *_grad.py) only register gradient functions. "Where is Pad?" has one answer.
+    import tfmini
+
+    package = os.path.dirname(tfmini.__file__)
+    in_grad_modules = sorted(
+        f"{name} ({os.path.relpath(d.defined_at.filename, package)})"
+        for name, d in registry.registered_ops().items()
+        if d.defined_at.filename.startswith(package)
+        and "grad" in os.path.basename(d.defined_at.filename)
+    )
+    assert not in_grad_modules, in_grad_modules

@@ -34,18 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from tfmini import errors
 from tfmini.core.builder import build_op
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.function import FuncGraph, root_graph
 from tfmini.core.graph import Operation, Output
 from tfmini.core.opdef import OpDef, group_flat
-from tfmini.core.registry import RegisterGradient, register_op
+from tfmini.core.registry import RegisterGradient
 from tfmini.core.scope import Scope, current_scope, scope_context
 from tfmini.core.shapes import unknown_shape
 from tfmini.gradients import gradients, is_trainable
 from tfmini.ops.common.indexed_slices import IndexedSlices
-from tfmini.ops.control_flow import to_bool  # the While kernel's reading of the predicate
 
 # Stateful ops that only read state: recomputing them gives the values the forward pass saw
 # (as long as nothing writes in between), so a recomputed branch or body may contain them.
@@ -293,59 +291,9 @@ RegisterGradient("StatelessIf")(_if_grad)
 # While, StatelessWhile
 
 
-def _while_grad_shape(ic) -> list:
-    shapes = ic.attrs["output_shapes"]
-    return list(shapes) if shapes else [unknown_shape()] * len(ic.attrs["Tgrad"])
-
-
-@register_op(
-    "WhileGrad",
-    inputs=["input: T", "grad: Tgrad"],
-    outputs=["output: Tgrad"],
-    attrs=[
-        "T: list(type) >= 0",
-        "Tgrad: list(type) >= 0",
-        "cond: func",
-        "body: func",
-        "body_grad: func",
-        "output_shapes: list(shape) = []",
-    ],
-    shape_fn=_while_grad_shape,
-    doc="tfmini's gradient of a While (TensorFlow has no such op: its gradient is another While "
-    "over stacks the forward loop fills). Re-runs the loop from `input` keeping every "
-    "iteration's values, then maps `grad` back through body_grad(values, grad) from the last "
-    "iteration to the first. The loop only reads state (bodies with side effects are refused).",
-)
-def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
-    """Returns the gradients of the While's differentiable inputs (see the op's doc)."""
-    values = list(input)
-    run = ctx.run
-    pred_dtype = cond.outputs[0].dtype
-    history = []
-    while True:
-        (pred,) = ctx.call_function(cond, values)
-        if not to_bool(pred, pred_dtype):
-            break
-        history.append(values)
-        values = ctx.call_function(body, values)
-        _check_cancelled(ctx, run, node)
-    grads = list(grad)
-    while history:
-        grads = ctx.call_function(body_grad, history.pop() + grads)
-        _check_cancelled(ctx, run, node)
-    return grads
-
-
-def _check_cancelled(ctx, run, node) -> None:
-    # As the While kernel: a long loop honours the run's deadline and a concurrent close().
-    if run.deadline is not None:
-        ctx.check_deadline(f"while loop gradient '{node.name}' to finish")
-    if run.session.closed:
-        raise errors.CancelledError(None, None, "Session has been closed.")
-
-
 def _while_grad(op: Operation, *grads: Any) -> list:
-    """Gradient of While/StatelessWhile: a ``WhileGrad`` op (see the module docstring)."""
+    """Gradient of While/StatelessWhile: a ``WhileGrad`` op (registered with the While ops in
+    tfmini/ops/control_flow.py)."""
     cond, body = op.get_attr("cond"), op.get_attr("body")
     for fn in (cond, body):
         # The forward loop is re-run whole, control outputs included.

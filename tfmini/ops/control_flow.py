@@ -273,13 +273,21 @@ def _while_shape(ic) -> list:
     return _with_output_shapes(ic, list(ic.input_shape("input")))
 
 
+def _check_loop_cancelled(ctx, what: str) -> None:
+    """A loop may run for long: it honours the run's deadline and a concurrent close()."""
+    run = ctx.run
+    if run.deadline is not None:
+        ctx.check_deadline(what)
+    if run.session.closed:
+        raise errors.CancelledError(None, None, "Session has been closed.")
+
+
 def _while_kernel(ctx, input, *, cond, body, node):
     """``while cond(*input): input = body(*input)``; returns the final ``input``."""
     values = list(input)
     _check_signature(node, "cond", cond, len(values), 1)
     _check_signature(node, "body", body, len(values), len(values))
-    run = ctx.run
-    session = run.session
+    session = ctx.run.session
     pred_dtype = cond.outputs[0].dtype
     try:
         while True:
@@ -287,11 +295,7 @@ def _while_kernel(ctx, input, *, cond, body, node):
             if not to_bool(pred, pred_dtype):
                 return values
             values = ctx.call_function(body, values)
-            # A loop may run for long: honour the run's deadline and a concurrent close().
-            if run.deadline is not None:
-                ctx.check_deadline(f"while loop '{node.name}' to finish")
-            if session.closed:
-                raise errors.CancelledError(None, None, "Session has been closed.")
+            _check_loop_cancelled(ctx, f"while loop '{node.name}' to finish")
     except errors.OpError as e:
         # close() also drops the session's resources, so an iteration running meanwhile may
         # fail on them: that failure is the cancellation.
@@ -847,6 +851,52 @@ def tuple(  # noqa: A001  (TensorFlow's name; this module uses builtins.tuple)
             else:
                 result.append(None)
     return result
+
+
+# ----------------------------------------------------------------------------------------
+# WhileGrad: tfmini's gradient op for While (built by tfmini/control_flow_grad.py)
+
+
+def _while_grad_shape(ic) -> list:
+    shapes = ic.attrs["output_shapes"]
+    return list(shapes) if shapes else [unknown_shape()] * len(ic.attrs["Tgrad"])
+
+
+@register_op(
+    "WhileGrad",
+    inputs=["input: T", "grad: Tgrad"],
+    outputs=["output: Tgrad"],
+    attrs=[
+        "T: list(type) >= 0",
+        "Tgrad: list(type) >= 0",
+        "cond: func",
+        "body: func",
+        "body_grad: func",
+        "output_shapes: list(shape) = []",
+    ],
+    shape_fn=_while_grad_shape,
+    doc="tfmini's gradient of a While (TensorFlow has no such op: its gradient is another While "
+    "over stacks the forward loop fills). Re-runs the loop from `input` keeping every "
+    "iteration's values, then maps `grad` back through body_grad(values, grad) from the last "
+    "iteration to the first. The loop only reads state (bodies with side effects are refused).",
+)
+def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
+    """Returns the gradients of the While's differentiable inputs (see the op's doc)."""
+    values = list(input)
+    pred_dtype = cond.outputs[0].dtype
+    history = []
+    while True:
+        (pred,) = ctx.call_function(cond, values)
+        if not to_bool(pred, pred_dtype):
+            break
+        history.append(values)
+        values = ctx.call_function(body, values)
+        _check_loop_cancelled(ctx, f"while loop gradient '{node.name}' to finish")
+    grads = list(grad)
+    while history:
+        grads = ctx.call_function(body_grad, history.pop() + grads)
+        _check_loop_cancelled(ctx, f"while loop gradient '{node.name}' to finish")
+    return grads
 
 
 __all__ = ["cond", "group", "tuple", "while_loop"]
