@@ -254,7 +254,7 @@ def gradients(
             has_out_grads = any(g is not None for g in out_grads)
             in_grads: list = [None] * len(op.inputs)
             if has_out_grads and op not in stop_ops:
-                op_def = registry.lookup(op.type) or op.op_def
+                op_def = registry.behaviour_of(op)  # gradients: looked up live
                 if op_def.grad_fn is not None:
                     with name_scope(f"{op.name}_grad"):
                         for i, out in enumerate(op.outputs):

@@ -407,3 +407,82 @@ def test_gradient_for_an_unknown_op():
         tm.RegisterGradient("RegTestNoSuchOp")(_plain)
     with pytest.raises(TypeError):
         tm.RegisterGradient(3)
+
+
+# -- one truth per op: schema pinned at build, behaviour looked up live ----------------------
+
+
+def test_kernels_and_gradients_registered_after_building_apply(register):
+    @register("RegTestLive", inputs=["x: float"], outputs=["y: float"])
+    def first(x):
+        return x + np.float32(1)
+
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.constant(np.float32([1, 2]))
+        y = tm.raw_ops.RegTestLive(x=x)
+    built_with = y.op.op_def
+    with pytest.raises(LookupError, match="RegTestLive"):
+        tm.gradients(y, x)  # no gradient yet
+
+    tm.register_kernel("RegTestLive")(lambda x: x * np.float32(10))
+    tm.RegisterGradient("RegTestLive")(lambda op, dy: dy * 10.0)
+
+    np.testing.assert_array_equal(_run(y), np.float32([10, 20]))  # the new kernel
+    with g.as_default():
+        (dx,) = tm.gradients(y, x)
+    np.testing.assert_array_equal(_run(dx), np.float32([10, 10]))  # the new gradient
+    assert y.op.op_def is built_with  # the op's schema stays the one it was built with
+
+
+def test_a_later_shape_function_does_not_change_a_built_op(register):
+    register("RegTestShape", inputs=["x: float"], outputs=["y: float"],
+             shape_fn=lambda ic: [ic.input_shape(0)])(lambda x: x)
+    g = tm.Graph()
+    with g.as_default():
+        y = tm.raw_ops.RegTestShape(x=np.zeros((2, 3), np.float32))
+        registry.set_shape_fn("RegTestShape", lambda ic: [tm.TensorShape([7])])
+        z = tm.raw_ops.RegTestShape(x=np.zeros((2, 3), np.float32))
+    assert y.shape.as_list() == [2, 3] and z.shape.as_list() == [7]
+    assert y.op.op_def.shape_fn is not z.op.op_def.shape_fn
+
+
+def test_an_unregistered_type_keeps_running_as_built(register):
+    register("RegTestOrphan", inputs=["x: float"], outputs=["y: float"])(
+        lambda x: x * np.float32(3))
+    g = tm.Graph()
+    with g.as_default():
+        y = tm.raw_ops.RegTestOrphan(x=np.float32([1]))
+    registry.unregister("RegTestOrphan")
+    assert registry.behaviour_of(y.op) is y.op.op_def
+    np.testing.assert_array_equal(_run(y), np.float32([3]))
+
+
+@pytest.mark.parametrize("kernel, match", [
+    (lambda x: x, r"takes 1 positional input\(s\), but the op has 2 input argument\(s\) \(a, b\)"),
+    (lambda ctx, a: a, r"takes 1 positional input"),
+    (lambda a, b, c: a, r"takes 3 positional input"),
+    (lambda a, b, *, facter: a, r"requires keyword\(s\) \['facter'\] that are not attrs"),
+])
+def test_a_kernel_that_cannot_be_called_as_its_op_def_says_is_refused(register, kernel, match):
+    with pytest.raises(TypeError, match=match):
+        register("RegTestArity", inputs=["a: float", "b: float"], outputs=["y: float"],
+                 attrs=["factor: float = 1.0"])(kernel)
+    assert registry.lookup("RegTestArity") is None  # nothing registered
+    register("RegTestArity2", inputs=["a: float", "b: float"], outputs=["y: float"],
+             attrs=["factor: float = 1.0"])(lambda a, b, *, factor: a)
+    with pytest.raises(TypeError, match=match.replace("RegTestArity", "RegTestArity2")):
+        tm.register_kernel("RegTestArity2")(kernel)
+
+
+@pytest.mark.parametrize("kernel", [
+    lambda a, b: a,
+    lambda ctx, a, b, *, factor, node: a,
+    lambda *inputs: inputs[0],
+    lambda a, b, **attrs: a,
+    lambda a, b, c=None, *, unused=None: a,
+    np.add,
+])
+def test_kernels_of_the_right_arity_are_accepted(register, kernel):
+    register("RegTestArityOk", inputs=["a: float", "b: float"], outputs=["y: float"],
+             attrs=["factor: float = 1.0"])(kernel)

@@ -3,16 +3,34 @@
 Built-in ops register through the same public calls a user uses for a custom
 op (:func:`register_op`, :func:`register_kernel`, :func:`RegisterGradient`,
 :func:`no_gradient`), so custom ops are first class by construction.
+
+One truth per op, by this rule (docs/internals.md, "One truth per op"):
+
+* **Schema pinned at build.** An Operation keeps the OpDef it was built against
+  (``op.op_def``): its inputs, outputs, attrs, shape function and flags (stateful,
+  blocking). Everything that reads the op's structure uses that pinned OpDef, so a
+  built graph never changes shape under a later re-registration.
+* **Behaviour looked up live.** The kernels and the gradient function an op runs
+  with are found by its type when a plan or a gradient is built
+  (:func:`behaviour_of`), so ``register_kernel`` and ``RegisterGradient`` calls made
+  after the graph was built apply to it. An op whose type was unregistered since
+  keeps the behaviour it was built with.
+
+A kernel is checked against its OpDef when it is registered: it must take one
+positional parameter per input argument (after an optional ``ctx``), and every
+keyword-only parameter without a default must be an attr (or ``node``).
 """
 
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from attrs import evolve
 
 from tfmini import errors
@@ -58,6 +76,54 @@ def get(op_type: str) -> OpDef:
 
 def lookup(op_type: str) -> OpDef | None:
     return _ops.get(op_type)
+
+
+def behaviour_of(op: Any) -> OpDef:
+    """The OpDef whose kernels and gradient function the Operation ``op`` uses: the live
+    registration of its type, or the OpDef it was built with if the type was unregistered
+    since (see the module docstring for the rule)."""
+    return _ops.get(op.type) or op.op_def
+
+
+def check_kernel(op_def: OpDef, kernel: Kernel) -> None:
+    """Raises TypeError when ``kernel`` cannot be called as ``op_def`` calls it.
+
+    A kernel gets one positional argument per input argument (a list for a list argument),
+    after the kernel context if its first parameter is ``ctx``, and the op's attrs as
+    keywords (``node`` gives the Operation).
+    """
+    fn = kernel.fn
+    n_inputs = len(op_def.inputs)
+    names = ", ".join(a.name for a in op_def.inputs) or "none"
+    if isinstance(fn, np.ufunc):
+        lo = hi = fn.nin
+    else:
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return  # a builtin without a signature: nothing to check
+        if kernel.takes_ctx:
+            params = params[1:]
+        positional = [p for p in params if p.kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        lo = sum(p.default is inspect.Parameter.empty for p in positional)
+        hi = float("inf") if any(
+            p.kind is inspect.Parameter.VAR_POSITIONAL for p in params) else len(positional)
+        attrs = {a.name for a in op_def.attrs} | {"node"}
+        unknown = [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY
+                   and p.default is inspect.Parameter.empty and p.name not in attrs]
+        if unknown:
+            raise TypeError(
+                f"Kernel {getattr(fn, '__qualname__', fn)!r} of op '{op_def.name}' requires "
+                f"keyword(s) {unknown} that are not attrs of the op "
+                f"(attrs: {', '.join(sorted(attrs - {'node'})) or 'none'})"
+            )
+    if not lo <= n_inputs <= hi:
+        takes = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        raise TypeError(
+            f"Kernel {getattr(fn, '__qualname__', fn)!r} of op '{op_def.name}' takes {takes} "
+            f"positional input(s), but the op has {n_inputs} input argument(s) ({names})"
+        )
 
 
 def registered_ops() -> Mapping[str, OpDef]:
@@ -223,7 +289,9 @@ def register_op(
             defined_at=defined_at,
         )
         if kernel is not None:
-            op_def = evolve(op_def, kernels={device: Kernel.wrap(kernel)})
+            wrapped = Kernel.wrap(kernel)
+            check_kernel(op_def, wrapped)
+            op_def = evolve(op_def, kernels={device: wrapped})
         add_op_def(op_def)
         return kernel
 
@@ -236,8 +304,10 @@ def register_kernel(op_type: str, device: str = "CPU"):
     def decorator(fn: Callable):
         with _lock:
             op_def = get(op_type)
+            kernel = Kernel.wrap(fn)
+            check_kernel(op_def, kernel)
             kernels = dict(op_def.kernels)
-            kernels[device] = Kernel.wrap(fn)
+            kernels[device] = kernel
             _replace(evolve(op_def, kernels=kernels))
         return fn
 
@@ -318,6 +388,8 @@ __all__ = [
     "RegisterGradient",
     "NotDifferentiable",
     "add_op_def",
+    "behaviour_of",
+    "check_kernel",
     "get",
     "lookup",
     "make_op_def",

@@ -211,7 +211,7 @@ def _bind_steps(schedule: Schedule, order: list[Operation], feed_set: set[Output
         needed_outputs.update(op.inputs)
     blocking_memo: dict[FuncGraph, bool] = {}
     for op in order:
-        op_def = registry.lookup(op.type) or op.op_def
+        op_def = registry.behaviour_of(op)  # kernels: looked up live (core/registry.py)
         kernel = op_def.kernel_for(device_type_of(op.device))
         if kernel is None:
             raise _no_kernel_error(op, op_def)
@@ -260,8 +260,7 @@ def _may_block(op: Operation, memo: dict[FuncGraph, bool]) -> bool:
     """Whether running ``op`` may wait: it is a blocking op, or it calls a function (a cond
     branch, a loop body) that holds one, at any depth. Such a step runs on its own thread, as
     TensorFlow runs If/While asynchronously: the steps that satisfy the wait keep running."""
-    op_def = registry.lookup(op.type) or op.op_def
-    if op_def.is_blocking:
+    if op.op_def.is_blocking:  # a flag of the schema, pinned at build (core/registry.py)
         return True
     for value in op.attrs.values():
         for fn in value if isinstance(value, (list, tuple)) else (value,):

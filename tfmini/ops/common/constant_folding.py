@@ -10,6 +10,7 @@ import weakref
 
 import numpy as np
 
+from tfmini.core import registry
 from tfmini.core.builder import static_value
 from tfmini.core.graph import Output
 from tfmini.core.opdef import group_flat
@@ -52,7 +53,7 @@ def fold_constant(output: Output) -> np.ndarray | None:
         if v is None or np.size(v) > _FOLD_LIMIT:
             return None
         values.append(v)
-    kernel = op.op_def.kernel_for("CPU")
+    kernel = registry.behaviour_of(op).kernel_for("CPU")
     if kernel is None or kernel.takes_ctx:
         return None
     if kernel.attr_names is None:
