@@ -26,7 +26,7 @@ from tfmini.ops import shape_fns
 from tfmini.ops.build_util import op_scope
 from tfmini.ops.kernel_util import invalid_argument
 from tfmini.ops.random import distributions, philox
-from tfmini.ops.random.random_ops import shape_tensor
+from tfmini.ops.random.random_ops import reserve_scope_name, shape_tensor
 from tfmini.ops.random.stream import check_size, output_dims
 
 __all__ = [
@@ -241,6 +241,7 @@ def stateless_multinomial(logits: Any, num_samples: Any, seed: Any, output_dtype
     """Class indices from ``logits`` determined by ``seed`` (``tf.random.stateless_multinomial``).
     """
     with op_scope(name, "stateless_multinomial") as (outer, base):
+        reserve_scope_name()
         logits_t = convert_to_tensor(logits, name="logits")
         num = convert_to_tensor(num_samples, name="num_samples")
         return build_op(current_scope(), "StatelessMultinomial",
