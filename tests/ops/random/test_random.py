@@ -416,3 +416,16 @@ def test_bad_build_arguments():
 def test_zero_sized_outputs_skip_the_bounds_check():
     out = _run(lambda: tm.random_uniform([0, 3], 5, 5, dtype=tm.int64))[0]
     assert out.shape == (0, 3) and out.dtype == np.int64
+
+
+def test_initializer_namespaces():
+    with tm.Graph().as_default():
+        assert isinstance(tm.initializers.glorot_uniform(), tm.glorot_uniform_initializer)
+        k = tm.keras.initializers.get("he_normal")
+        assert k.scale == 2.0 and k.mode == "fan_in"
+        rn = tm.keras.initializers.get({"class_name": "RandomNormal", "config": {"seed": 3}})
+        assert rn.stddev == 0.05 and rn.seed == 3
+        again = tm.keras.initializers.deserialize(tm.keras.initializers.serialize(rn))
+        assert again.get_config() == rn.get_config()
+        assert tm.keras.initializers.RandomUniform().minval == -0.05
+        assert tm.keras.initializers.get(None) is None
