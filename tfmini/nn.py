@@ -10,9 +10,9 @@ from __future__ import annotations
 from tfmini.ops import nn as _nn_ops
 from tfmini.ops import nn_composite as _nn_composite
 from tfmini.ops.fused_batch_norm import fused_batch_norm  # noqa: F401
-from tfmini.ops.nn_dropout import dropout  # noqa: F401
 from tfmini.ops.nn import *  # noqa: F401,F403
 from tfmini.ops.nn_composite import *  # noqa: F401,F403
+from tfmini.ops.nn_dropout import dropout  # noqa: F401
 
 # TensorFlow's tf.nn aliases of math functions. Looked up when first used, so this module
 # does not depend on the order in which the math family gains them.

@@ -48,10 +48,11 @@ def put(key: str, value) -> None:
     records[key] = np.asarray(value)
 
 
-def runs(build, n=P.RUNS):
+def runs(op: str, n: int = P.RUNS, **kwargs) -> np.ndarray:
+    """``n`` consecutive runs (stacked) of ``tf.raw_ops.<op>(**kwargs)`` in one session."""
     g = tf.Graph()
     with g.as_default():
-        t = build()
+        t = getattr(tf.raw_ops, op)(**kwargs)
         with tf.Session() as sess:
             return np.stack([sess.run(t) for _ in range(n)])
 
@@ -60,31 +61,28 @@ for op in P.FLOAT_OPS:
     for dt in P.FLOATS:
         for shape in P.SHAPES:
             for seed, seed2 in P.SEEDS:
-                val = runs(lambda: getattr(tf.raw_ops, op)(
-                    shape=list(shape), dtype=dt, seed=seed, seed2=seed2))
+                val = runs(op, shape=list(shape), dtype=dt, seed=seed, seed2=seed2)
                 put(f"raw/{op}/{dt}/{P.shape_key(shape)}/{seed}_{seed2}", val)
 
 for dt, lo, hi in P.INT_CASES:
     for shape in P.SHAPES:
         for seed, seed2 in P.SEEDS[:2]:
-            val = runs(lambda: tf.raw_ops.RandomUniformInt(
-                shape=list(shape), minval=np.array(lo, dt), maxval=np.array(hi, dt), seed=seed,
-                seed2=seed2))
+            val = runs("RandomUniformInt", shape=list(shape), minval=np.array(lo, dt),
+                       maxval=np.array(hi, dt), seed=seed, seed2=seed2)
             put(f"int/{dt}/{lo}_{hi}/{P.shape_key(shape)}/{seed}_{seed2}", val)
 
 for op in P.STATELESS_OPS:
     for dt in P.FLOATS:
         for shape in P.SHAPES:
             for s0, s1 in P.STATELESS_SEEDS:
-                val = runs(lambda: getattr(tf.raw_ops, op)(
-                    shape=list(shape), seed=np.array([s0, s1], np.int64), dtype=dt), 1)[0]
+                val = runs(op, 1, shape=list(shape), seed=np.array([s0, s1], np.int64),
+                           dtype=dt)[0]
                 put(f"stateless/{op}/{dt}/{P.shape_key(shape)}/{s0}_{s1}", val)
 
 for dt, lo, hi in P.INT_CASES:
     for s0, s1 in P.STATELESS_SEEDS:
-        val = runs(lambda: tf.raw_ops.StatelessRandomUniformInt(
-            shape=[11], seed=np.array([s0, s1], np.int64), minval=np.array(lo, dt),
-            maxval=np.array(hi, dt)), 1)[0]
+        val = runs("StatelessRandomUniformInt", 1, shape=[11], seed=np.array([s0, s1], np.int64),
+                   minval=np.array(lo, dt), maxval=np.array(hi, dt))[0]
         put(f"stateless_int/{dt}/{lo}_{hi}/11/{s0}_{s1}", val)
 
 for name, program in P.PROGRAMS.items():

@@ -9,10 +9,13 @@ state), ``stateful`` / ``samplers`` / ``stateless`` (the ops), ``seeds`` (graph 
 
 from __future__ import annotations
 
-from tfmini.ops.random import stateful  # noqa: F401  (registers the ops)
-from tfmini.ops.random import samplers  # noqa: F401,E402  (registers the ops)
-from tfmini.ops.random import stateless  # noqa: E402
-from tfmini.ops.random import random_ops, seeds  # noqa: E402
+from tfmini.ops.random import (  # noqa: E402
+    random_ops,
+    samplers,  # noqa: F401,E402  (registers the ops)
+    seeds,
+    stateful,  # noqa: F401  (registers the ops)
+    stateless,  # noqa: E402
+)
 from tfmini.ops.random.random_ops import *  # noqa: E402,F401,F403
 from tfmini.ops.random.seeds import *  # noqa: E402,F401,F403
 from tfmini.ops.random.stateless import *  # noqa: E402,F401,F403

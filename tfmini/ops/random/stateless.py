@@ -106,7 +106,8 @@ def _stateless_int_shape(ic):
 @register_op("StatelessRandomUniformInt",
              inputs=["shape: T", "seed: Tseed", "minval: dtype", "maxval: dtype"],
              outputs=["output: dtype"],
-             attrs=["dtype: {int32, int64}", "T: {int32, int64}", "Tseed: {int32, int64} = DT_INT64"],
+             attrs=["dtype: {int32, int64}", "T: {int32, int64}",
+                    "Tseed: {int32, int64} = DT_INT64"],
              shape_fn=_stateless_int_shape)
 def stateless_random_uniform_int_kernel(shape, seed, minval, maxval, *, dtype):
     """Integers in [minval, maxval) determined by ``seed``."""
