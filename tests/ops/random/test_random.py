@@ -429,3 +429,14 @@ def test_initializer_namespaces():
         assert again.get_config() == rn.get_config()
         assert tm.keras.initializers.RandomUniform().minval == -0.05
         assert tm.keras.initializers.get(None) is None
+
+
+def test_double_sin_cos_and_log_equal_the_c_library():
+    words = np.random.default_rng(5).integers(0, 2**32, (20_000, 4), dtype=np.uint64)
+    words = words.astype(np.uint32)
+    v = 2 * math.pi * philox.uniform_float64(words[:, 0], words[:, 1])
+    u = np.maximum(philox.uniform_float64(words[:, 2], words[:, 3]), 1e-7)
+    s, c = libm.sincos(v)
+    np.testing.assert_array_equal(s, [math.sin(t) for t in v])
+    np.testing.assert_array_equal(c, [math.cos(t) for t in v])
+    np.testing.assert_array_equal(libm.log(u), [math.log(t) for t in u])
