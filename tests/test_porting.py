@@ -297,6 +297,42 @@ def keras_adagrad(tf, adagrad_cls, exponential_decay_cls):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 7. A seeded MLP: set_random_seed, weights from tf.random_normal and get_variable's default
+#    (Glorot uniform), dropout, plain gradient descent; the losses it prints.
+# --------------------------------------------------------------------------------------------
+def seeded_mlp(tf):
+    rng = np.random.RandomState(3)
+    data_x = rng.randn(48, 6).astype(np.float32)
+    data_y = (np.sin(data_x[:, :1]) + 0.5 * data_x[:, 1:2]).astype(np.float32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(2024)
+        x = tf.placeholder(tf.float32, [None, 6], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+        w1 = tf.Variable(tf.random_normal([6, 12], stddev=0.5), name="w1")
+        b1 = tf.Variable(tf.zeros([12]), name="b1")
+        with tf.variable_scope("out"):
+            w2 = tf.get_variable("w", [12, 1])
+            b2 = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+        hidden = tf.nn.dropout(tf.nn.relu(tf.matmul(x, w1) + b1), keep_prob=0.8)
+        pred = tf.matmul(hidden, w2) + b2
+        loss = tf.reduce_mean(tf.square(pred - y), name="loss")
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        init = tf.global_variables_initializer()
+
+    out = {"loss": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        out["w1"], out["w2"] = sess.run([w1, w2])
+        for step in range(10):
+            l_val, _ = sess.run([loss, train_op], feed_dict={x: data_x, y: data_y})
+            print(f"step {step}: loss {l_val:.6f}")
+            out["loss"].append(l_val)
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -304,6 +340,7 @@ SCRIPTS = {
     "control_flow_training": control_flow_training,
     "accumulator_round": accumulator_round,
     "keras_adagrad": keras_adagrad,
+    "seeded_mlp": seeded_mlp,
 }
 
 
@@ -365,3 +402,12 @@ def test_accumulator_round():
 
 def test_keras_adagrad():
     _check("keras_adagrad")
+
+
+def test_seeded_mlp():
+    _check("seeded_mlp")
+    import tfmini
+
+    want = json.loads(GOLDENS.read_text())["seeded_mlp"]["loss"]
+    got = run_script("seeded_mlp", tfmini)["loss"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=0)

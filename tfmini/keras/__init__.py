@@ -6,6 +6,6 @@ comes from ``tfmini.core.context``).
 
 from __future__ import annotations
 
-from tfmini.keras import optimizers
+from tfmini.keras import initializers, optimizers
 
-__all__ = ["optimizers"]
+__all__ = ["initializers", "optimizers"]

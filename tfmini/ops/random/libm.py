@@ -48,8 +48,8 @@ _A0, _A1, _A2 = (float.fromhex(h) for h in (
 _HPI_INV = float.fromhex("0x1.45F306DC9C883p+23")
 _HPI = float.fromhex("0x1.921FB54442D18p0")
 # pi/2 split so that n * _HPI_HI and x - n * _HPI_HI are exact for the quadrants used here.
-_HPI_HI = \
-    float(np.array([np.array([_HPI]).view(np.uint64)[0] & np.uint64(0xFFFFFFFFF0000000)]).view(np.float64)[0])
+_HPI_HI = float((np.array([_HPI]).view(np.uint64) & np.uint64(0xFFFFFFFFF0000000))
+                .view(np.float64)[0])
 _HPI_LO = _HPI - _HPI_HI
 _C0, _C1, _C2, _C3, _C4 = (float.fromhex(h) for h in (
     "0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5", "-0x1.6c087e89a359dp-10",

@@ -48,11 +48,21 @@ def _round_keys(key: tuple[int, int]) -> list[tuple[np.uint64, np.uint64]]:
 
 
 def _philox(c0, c1, c2, c3, keys):
-    """Ten Philox rounds on uint64 arrays (values < 2**32); returns the four output words."""
+    """Ten Philox rounds on uint64 arrays (values < 2**32), in place; ``c0``..``c3`` become
+    the four output words. Two scratch arrays hold the products."""
+    p0 = np.empty_like(c0)
+    p1 = np.empty_like(c0)
     for k0, k1 in keys:
-        p0 = c0 * _M0
-        p1 = c2 * _M1
-        c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ k0, p1 & _LOW, (p0 >> _S32) ^ c3 ^ k1, p0 & _LOW
+        np.multiply(c0, _M0, out=p0)
+        np.multiply(c2, _M1, out=p1)
+        np.right_shift(p1, _S32, out=c0)
+        c0 ^= c1
+        c0 ^= k0
+        np.right_shift(p0, _S32, out=c2)
+        c2 ^= c3
+        c2 ^= k1
+        np.bitwise_and(p1, _LOW, out=c1)
+        np.bitwise_and(p0, _LOW, out=c3)
     return c0, c1, c2, c3
 
 
@@ -94,7 +104,8 @@ def blocks_at(key: tuple[int, int], base: int, offsets: np.ndarray) -> np.ndarra
             high = np.uint64(hi) + carry.astype(np.uint64)
             c2, c3 = high & _LOW, high >> _S32
         else:
-            c2, c3 = np.uint64(hi & 0xFFFFFFFF), np.uint64(hi >> 32)
+            c2 = np.full(off.size, hi & 0xFFFFFFFF, np.uint64)
+            c3 = np.full(off.size, hi >> 32, np.uint64)
         w = _philox(c0, c1, c2, c3, keys)
         block = out[start:start + off.size]
         for j in range(4):

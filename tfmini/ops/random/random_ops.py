@@ -40,6 +40,13 @@ def _seed_attrs(seed: int | None) -> dict:
     return {"seed": seed1 or 0, "seed2": seed2 or 0}
 
 
+def reserve_scope_name() -> None:
+    """Takes the current op scope's own name when no op will be named after it (TensorFlow's
+    ``name_scope`` takes it on entry), so the next call gets ``<name>_1``."""
+    scope = current_scope()
+    scope.graph.unique_name(scope.name_prefix)
+
+
 def shape_tensor(shape: Any) -> Output:
     """TensorFlow's ``tensor_util.shape_tensor``: a shape as an int32 (int64 when a dim needs
     it) tensor named ``shape``; a tensor is used as it is."""
@@ -125,6 +132,7 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
         result = build_op(current_scope(), "RandomUniform", [shape_t],
                           {"dtype": dtype, **seeds}).outputs[0]
         if minval_is_zero:
+            reserve_scope_name()
             if not maxval_is_one:
                 result = multiply(result, maxval)
             return result
@@ -143,6 +151,7 @@ def multinomial(logits: Any, num_samples: Any, seed: int | None = None, name: st
     """``num_samples`` class indices per row of ``logits`` ([batch, classes], unnormalised log
     probabilities) (``tf.random.categorical``; ``output_dtype`` int64 by default)."""
     with op_scope(name, "multinomial") as (outer, base):
+        reserve_scope_name()
         logits = convert_to_tensor(logits, name="logits")
         num = convert_to_tensor(num_samples, dtype=int32, name="num_samples")
         attrs = {**_seed_attrs(seed), "output_dtype": as_dtype(output_dtype or int64)}
@@ -156,6 +165,7 @@ def random_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = float32,
     ``beta`` is the inverse scale (rate)."""
     dtype = as_dtype(dtype)
     with op_scope(name, "random_gamma") as (outer, base):
+        reserve_scope_name()
         shape_t = convert_to_tensor(shape, dtype=int32, name="shape")
         alpha_t = convert_to_tensor(alpha, dtype=dtype, name="alpha")
         beta_t = convert_to_tensor(beta if beta is not None else 1, dtype=dtype, name="beta")
@@ -174,6 +184,7 @@ def random_poisson(lam: Any, shape: Any, dtype: Any = float32, seed: int | None 
     """Poisson samples of shape ``shape + lam.shape`` (``tf.random.poisson``, TF1 order:
     ``lam`` first)."""
     with op_scope(name, "random_poisson") as (outer, base):
+        reserve_scope_name()
         shape_t = convert_to_tensor(shape, dtype=int32, name="shape")
         lam_t = convert_to_tensor(lam)
         return build_op(current_scope(), "RandomPoissonV2", [shape_t, lam_t],

@@ -26,7 +26,7 @@ from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import op_scope
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.random import distributions, philox
-from tfmini.ops.random.random_ops import shape_tensor
+from tfmini.ops.random.random_ops import reserve_scope_name, shape_tensor
 from tfmini.ops.random.stream import check_size, output_dims
 
 __all__ = [
@@ -106,7 +106,8 @@ def _stateless_int_shape(ic):
 @register_op("StatelessRandomUniformInt",
              inputs=["shape: T", "seed: Tseed", "minval: dtype", "maxval: dtype"],
              outputs=["output: dtype"],
-             attrs=["dtype: {int32, int64}", "T: {int32, int64}", "Tseed: {int32, int64} = DT_INT64"],
+             attrs=["dtype: {int32, int64}", "T: {int32, int64}",
+                    "Tseed: {int32, int64} = DT_INT64"],
              shape_fn=_stateless_int_shape)
 def stateless_random_uniform_int_kernel(shape, seed, minval, maxval, *, dtype):
     """Integers in [minval, maxval) determined by ``seed``."""
@@ -241,6 +242,7 @@ def stateless_multinomial(logits: Any, num_samples: Any, seed: Any, output_dtype
     """Class indices from ``logits`` determined by ``seed`` (``tf.random.stateless_multinomial``).
     """
     with op_scope(name, "stateless_multinomial") as (outer, base):
+        reserve_scope_name()
         logits_t = convert_to_tensor(logits, name="logits")
         num = convert_to_tensor(num_samples, name="num_samples")
         return build_op(current_scope(), "StatelessMultinomial",

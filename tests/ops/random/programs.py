@@ -1,0 +1,122 @@
+"""TF1 graph programs over random ops, written once for TensorFlow and tfmini.
+
+``tools/record_goldens_random.py`` runs them with ``tensorflow.compat.v1`` (graph mode) and
+``tests/ops/random/test_random_goldens.py`` with tfmini; each returns a dict of arrays.
+Also the case lists (op, dtypes, shapes, seeds) both sides iterate over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FLOAT_OPS = ("RandomStandardNormal", "RandomUniform", "TruncatedNormal")
+FLOATS = ("float16", "float32", "float64")
+SHAPES = ((0,), (1,), (3,), (5,), (7, 3), (257,), (2, 0, 3))
+SEEDS = ((7, 42), (0, 2147483647), (-3, 2**40 + 5), (123456789012, -1))
+INT_CASES = (("int32", -7, 1000), ("int32", -(2**31), 2**31 - 1), ("int64", -7, 1000),
+             ("int64", -(2**63), 2**63 - 1), ("int64", 0, 3))
+STATELESS_OPS = ("StatelessRandomNormal", "StatelessRandomUniform", "StatelessTruncatedNormal")
+STATELESS_SEEDS = ((3, 7), (-1, 2**40), (0, 0))
+RUNS = 2
+
+
+def shape_key(shape) -> str:
+    return "x".join(str(d) for d in shape) or "scalar"
+
+
+def graph_seeded(tf) -> dict:
+    """A graph seed, several seed requests (the per-graph counter), two runs, a new session."""
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1234)
+        for i in range(17):
+            tf.constant(float(i))
+        a = tf.random_normal([4, 5])                                   # seed2 0
+        v = tf.Variable(tf.random_uniform([3, 2], -1.0, 3.0), name="v")  # 1
+        w = tf.get_variable("w", [6, 4])                               # 2: glorot uniform
+        x = tf.reshape(tf.range(1.0, 201.0), [10, 20])
+        d = tf.nn.dropout(x, rate=0.3)                                 # 3
+        d9 = tf.nn.dropout(x, keep_prob=0.6, seed=9)                   # op seed 9
+        u0 = tf.random_uniform([5], seed=0)                            # (1234, 0)
+        t = tf.truncated_normal([3, 7], mean=tf.constant(1.5), stddev=0.5)  # 4
+        ui = tf.random_uniform([9], minval=-3, maxval=11, dtype=tf.int32)   # 5
+        u64 = tf.random_uniform([4], maxval=10.0, dtype=tf.float64)         # 6
+        n16 = tf.random_normal([6], mean=2.0, stddev=3.0, dtype=tf.float16)  # 7
+        init = tf.global_variables_initializer()
+        fetch = {"a": a, "d": d, "d9": d9, "u0": u0, "t": t, "ui": ui, "u64": u64, "n16": n16}
+        with tf.Session() as sess:
+            sess.run(init)
+            out["v"], out["w"] = sess.run([v, w])
+            for r in range(2):
+                for k, val in sess.run(fetch).items():
+                    out[f"{k}/run{r}"] = val
+        with tf.Session() as sess:  # a new session starts every stream again
+            sess.run(init)
+            out["w/session2"] = sess.run(w)
+            out["a/session2"] = sess.run(a)
+    return out
+
+
+def op_seed_only(tf) -> dict:
+    """No graph seed: op seeds pair with 87654321; two graphs give the same streams."""
+    out = {}
+    for gi in range(2):
+        g = tf.Graph()
+        with g.as_default():
+            n = tf.random_normal([7], seed=11)
+            tn = tf.truncated_normal([2, 3], seed=11, dtype=tf.float64)
+            u = tf.random_uniform([5], minval=2.0, maxval=4.0, seed=12)
+            with tf.Session() as sess:
+                out[f"n/graph{gi}"], out[f"tn/graph{gi}"], out[f"u/graph{gi}"] = sess.run(
+                    [n, tn, u])
+    return out
+
+
+def initializers(tf) -> dict:
+    """The TF1 initializer classes under a graph seed (each call is one seed request)."""
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(99)
+        inits = {
+            "random_normal": tf.random_normal_initializer(0.5, 2.0),
+            "truncated_normal": tf.truncated_normal_initializer(stddev=0.3),
+            "random_uniform": tf.random_uniform_initializer(-0.2, 0.7),
+            "uniform_unit_scaling": tf.uniform_unit_scaling_initializer(1.5),
+            "variance_scaling": tf.variance_scaling_initializer(2.0, "fan_out", "normal"),
+            "variance_untruncated": tf.variance_scaling_initializer(
+                1.0, "fan_avg", "untruncated_normal"),
+            "glorot_uniform": tf.glorot_uniform_initializer(),
+            "glorot_normal": tf.glorot_normal_initializer(seed=3),
+            "he_like": tf.variance_scaling_initializer(2.0, "fan_in", "truncated_normal", seed=4),
+        }
+        tensors = {k: init([5, 3, 4], dtype=tf.float32) for k, init in inits.items()}
+        with tf.Session() as sess:
+            out.update(sess.run(tensors))
+    return out
+
+
+def mlp(tf) -> dict:
+    """get_variable defaults, truncated normal weights and dropout, trained a few steps."""
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(42)
+        x = tf.random_normal([32, 8], seed=1)
+        coef = tf.constant(np.linspace(-1.0, 1.0, 8, dtype=np.float32).reshape(8, 1))
+        y = tf.matmul(x, coef)
+        w1 = tf.get_variable("w1", [8, 16])
+        b1 = tf.get_variable("b1", [16], initializer=tf.zeros_initializer())
+        w2 = tf.Variable(tf.truncated_normal([16, 1], stddev=0.1), name="w2")
+        h = tf.nn.dropout(tf.nn.relu(tf.matmul(x, w1) + b1), rate=0.25)
+        loss = tf.reduce_mean(tf.square(tf.matmul(h, w2) - y))
+        train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+        init = tf.global_variables_initializer()
+        with tf.Session() as sess:
+            sess.run(init)
+            losses = [sess.run([loss, train])[0] for _ in range(8)]
+    return {"losses": np.array(losses, np.float32)}
+
+
+PROGRAMS = {"graph_seeded": graph_seeded, "op_seed_only": op_seed_only,
+            "initializers": initializers, "mlp": mlp}

@@ -1,0 +1,98 @@
+"""tfmini's random streams against TensorFlow 2.21's (tests/goldens/random.npz, recorded by
+tools/record_goldens_random.py): bit for bit for the ops that claim it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tfmini as tm
+from tests.ops.random import programs as P
+
+GOLDENS = np.load(Path(__file__).resolve().parents[2] / "goldens" / "random.npz")
+
+
+def _keys(prefix: str) -> list[str]:
+    return sorted(k for k in GOLDENS.files if k.startswith(prefix))
+
+
+def _parse_shape(text: str) -> list[int]:
+    return [] if text == "scalar" else [int(d) for d in text.split("x")]
+
+
+def _runs(build, n=P.RUNS):
+    g = tm.Graph()
+    with g.as_default():
+        t = build()
+    with tm.Session(graph=g) as sess:
+        return np.stack([sess.run(t) for _ in range(n)])
+
+
+def assert_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape,
+                                                                 want.dtype, want.shape)
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("key", _keys("raw/"))
+def test_stateful_float_ops_bit_exact(key):
+    _, op, dt, shape, seeds = key.split("/")
+    seed, seed2 = (int(s) for s in seeds.split("_"))
+    got = _runs(lambda: getattr(tm.raw_ops, op)(
+        shape=_parse_shape(shape), dtype=dt, seed=seed, seed2=seed2))
+    assert_bits(got, GOLDENS[key])
+
+
+@pytest.mark.parametrize("key", _keys("int/"))
+def test_random_uniform_int_bit_exact(key):
+    _, dt, bounds, shape, seeds = key.split("/")
+    lo, hi = (int(b) for b in bounds.rsplit("_", 1)) if bounds.count("_") == 1 else (
+        _split_bounds(bounds))
+    seed, seed2 = (int(s) for s in seeds.split("_"))
+    got = _runs(lambda: tm.raw_ops.RandomUniformInt(
+        shape=_parse_shape(shape), minval=np.array(lo, dt), maxval=np.array(hi, dt), seed=seed,
+        seed2=seed2))
+    assert_bits(got, GOLDENS[key])
+
+
+def _split_bounds(text: str) -> tuple[int, int]:
+    # "-7_1000", "-2147483648_2147483647": the separator is the "_" not at the start.
+    i = text.index("_", 1)
+    return int(text[:i]), int(text[i + 1:])
+
+
+@pytest.mark.parametrize("key", _keys("stateless/"))
+def test_stateless_ops_bit_exact(key):
+    _, op, dt, shape, seeds = key.split("/")
+    s0, s1 = _split_bounds(seeds)
+    got = _runs(lambda: getattr(tm.raw_ops, op)(
+        shape=_parse_shape(shape), seed=np.array([s0, s1], np.int64), dtype=dt), 1)[0]
+    assert_bits(got, GOLDENS[key])
+
+
+@pytest.mark.parametrize("key", _keys("stateless_int/"))
+def test_stateless_uniform_int_bit_exact(key):
+    _, dt, bounds, shape, seeds = key.split("/")
+    lo, hi = _split_bounds(bounds)
+    s0, s1 = _split_bounds(seeds)
+    got = _runs(lambda: tm.raw_ops.StatelessRandomUniformInt(
+        shape=_parse_shape(shape), seed=np.array([s0, s1], np.int64), minval=np.array(lo, dt),
+        maxval=np.array(hi, dt)), 1)[0]
+    assert_bits(got, GOLDENS[key])
+
+
+@pytest.mark.parametrize("name", sorted(set(P.PROGRAMS) - {"mlp"}))
+def test_graph_programs_equal_tensorflow(name):
+    got = P.PROGRAMS[name](tm)
+    want = {k.split("/", 2)[2]: GOLDENS[k] for k in _keys(f"program/{name}/")}
+    assert sorted(got) == sorted(want)
+    for k in want:
+        assert_bits(np.asarray(got[k]), want[k])
+
+
+def test_mlp_losses_equal_tensorflow():
+    got = P.mlp(tm)["losses"]
+    np.testing.assert_allclose(got, GOLDENS["program/mlp/losses"], rtol=1e-5)
