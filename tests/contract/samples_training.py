@@ -1,4 +1,4 @@
-"""Contract samples for the training ops (tfmini/ops/training.py) and the reference
+"""Contract samples for the training ops (tfmini/ops/variables/training_ops.py) and the reference
 variable ops (tfmini/ops/ref_variables.py).
 
 Resource updates get ``VarHandleOp`` inputs initialised by setup ``AssignVariableOp``s;

@@ -7,6 +7,7 @@
 * ``resource_ops``: VarHandleOp, ReadVariableOp, AssignVariableOp and the other resource ops;
 * ``variable_scope``: ``variable_scope``, ``get_variable``;
 * ``init_ops``: the initializer classes (``zeros_initializer``, ``glorot_uniform_initializer``);
+* ``training_ops``: the raw optimizer updates (ApplyGradientDescent, ResourceApplyAdam, ...);
 * ``mutex``: MutexV2 and MutexLock (TensorFlow registers them beside the resource variable
   ops, in ``tensorflow/core/ops/resource_variable_ops.cc``).
 """
@@ -17,6 +18,7 @@ from tfmini.ops.variables import init_ops as _init_ops
 from tfmini.ops.variables import mutex as _mutex
 from tfmini.ops.variables import ref_variables as _ref_variables
 from tfmini.ops.variables import resource_ops as _resource_ops
+from tfmini.ops.variables import training_ops as _training_ops
 from tfmini.ops.variables import variable_resource as _variable_resource
 from tfmini.ops.variables import variable_scopes as _variable_scopes
 from tfmini.ops.variables import variables as _variables
@@ -28,11 +30,12 @@ from tfmini.ops.variables.resource_ops import *  # noqa: F403
 
 # For other families (not part of tm.*): build-time handle data of a resource input.
 from tfmini.ops.variables.resource_ops import handle_data  # noqa: F401
+from tfmini.ops.variables.training_ops import *  # noqa: F403
 from tfmini.ops.variables.variable_resource import *  # noqa: F403
 from tfmini.ops.variables.variable_scopes import *  # noqa: F403
 from tfmini.ops.variables.variables import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_variables, _ref_variables, _variable_resource, _resource_ops, _variable_scopes,
-          _init_ops, _mutex)
+          _init_ops, _mutex, _training_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

@@ -1,22 +1,22 @@
-"""Training ops (tfmini/ops/training.py): TF 2.21 goldens through the resource and the ref
-spelling, TensorFlow's training_ops_test cases, errors, concurrency and rollback."""
+"""Training ops (tfmini/ops/variables/training_ops.py): TF 2.21 goldens through the resource
+and the ref spelling, TensorFlow's training_ops_test cases, errors, concurrency and rollback."""
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.conftest import load_golden
 from tests.helpers import join_all, run_in_thread
 from tfmini.ops.variables.resource_ops import VariableResource
 
 R = tm.raw_ops
-GOLDENS = np.load(os.path.join(os.path.dirname(__file__), "..", "goldens", "training_ops.npz"))
-CASES = sorted({k.split("/")[0] for k in GOLDENS.files})
+GOLDENS = load_golden("training_ops")
+CASES = sorted({k.split("/")[0] for k in GOLDENS})
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def _ref_var(value, name):
 def test_matches_tensorflow(case, kind):
     meta = json.loads(str(GOLDENS[f"{case}/meta"]))
     op_type = meta["op"] if kind == "resource" else meta["op"][len("Resource"):]
-    inputs = sorted({k.split("/")[2] for k in GOLDENS.files if k.startswith(f"{case}/in/")})
+    inputs = sorted({k.split("/")[2] for k in GOLDENS if k.startswith(f"{case}/in/")})
     rtol = 1e-2 if meta["dtype"] == "float16" else 1e-5
     g = tm.Graph()
     with g.as_default():

@@ -1,5 +1,8 @@
 """Training ops: TensorFlow's raw optimizer updates, for ref and resource variables.
 
+They live in the variables family because all they do is update variables in place
+(TensorFlow registers them in ``tensorflow/core/ops/training_ops.cc``).
+
 Each update comes in TensorFlow's two spellings: ``ApplyX(var: Ref(T), ...) -> out: Ref(T)``
 for TF1 ref variables (``VariableV2``, see ``ref_variables``) and ``ResourceApplyX(var:
 resource, ...)`` for resource variables; both run the same kernel on the same
@@ -44,7 +47,8 @@ from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.common.resources import ResourceHandle, lookup_resource
 from tfmini.ops.common.type_lists import NUMERIC_TYPES
-from tfmini.ops.variables import VariableResource, handle_data
+from tfmini.ops.variables.resource_ops import handle_data
+from tfmini.ops.variables.variable_resource import VariableResource
 
 _FLOAT_KERNELS = frozenset(("float16", "float32", "float64"))
 _T = f"T: {{{NUMERIC_TYPES}}}"
