@@ -5,7 +5,7 @@ Run with a Python that has TensorFlow (tfmini itself never imports it)::
     /work/tfenv/bin/python tools/record_goldens_fused_batch_norm.py
 
 TensorFlow's plain (Eigen) CPU kernels are used (``TF_ENABLE_ONEDNN_OPTS=0``): their error
-messages are the ones TF_SEMANTICS.md quotes, and they agree with the oneDNN kernels on every
+messages are the ones tfmini reproduces, and they agree with the oneDNN kernels on every
 specified output.
 
 Keys (``<case>`` names the op, shape, data format, dtype, mode and factor):

@@ -101,7 +101,7 @@ def _cases():
         {"var": r(6, 2), "accum": r(6, 2, lo=0.1, hi=1.0)},
         [{"lr": 0.5, "grad": r(3, 2), "indices": np.array([1, 1, 4], np.int32)}
          for _ in range(STEPS)], dtype="float16")
-    # TF's documented duplicate example (TF_SEMANTICS 5.5): [2,2], g=1, lr=1, accum 0.1.
+    # TF's documented duplicate-index example: [2,2], g=1, lr=1, accum 0.1.
     add("sparse_adagrad_doc_example", "ResourceSparseApplyAdagrad",
         {"var": np.zeros((3, 1)), "accum": np.full((3, 1), 0.1)},
         [{"lr": 1.0, "grad": np.ones((2, 1)), "indices": np.array([2, 2], np.int32)}])

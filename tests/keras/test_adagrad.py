@@ -1,5 +1,5 @@
-"""tm.keras.optimizers.Adagrad: the keras adagrad_test cases (TF_SEMANTICS.md 5.6) against a
-NumPy reference, the sparse path, and Adagrad's errors."""
+"""tm.keras.optimizers.Adagrad: the keras adagrad_test cases (tf_keras's legacy adagrad_test.py)
+against a NumPy reference, the sparse path, and Adagrad's errors."""
 
 from __future__ import annotations
 

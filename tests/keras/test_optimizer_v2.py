@@ -1,5 +1,5 @@
-"""The OptimizerV2 behaviour of keras optimizer_v2_test.py (TF_SEMANTICS.md 5.4, 5.6), through
-Adagrad: clipping, weights, hyper-parameters, iterations, gradients, errors."""
+"""The OptimizerV2 behaviour of keras optimizer_v2_test.py (tf_keras's legacy optimizer tests),
+through Adagrad: clipping, weights, hyper-parameters, iterations, gradients, errors."""
 
 from __future__ import annotations
 

@@ -424,7 +424,7 @@ def test_recv_output_shapes_per_table_and_per_feature():
     ("adadelta", "Adadelta", ("parameters", "accumulators", "updates")),
 ])
 def test_slot_names_and_op_names_follow_tf(field, op, slots):
-    # Slot order: TF_SEMANTICS.md 2.1 (TF 2.21 registry).
+    # Slot order: TF 2.21's op registry (the Load/Retrieve ops' inputs).
     params = _params(**{field: getattr(T, cfg.OPTIMIZER_FIELDS[field][0])()})
     assert params.optimizer == field
     assert T.slot_names(params) == slots == T.slot_names(field)

@@ -1,9 +1,10 @@
 """tm.tpu mid-level API: TF's configurations and errors (goldens), and training end to end.
 
 The end-to-end tests use the setup of TensorFlow's ``tpu_embedding_base_test.py``
-(TF_SEMANTICS.md 2.7): tables "video" (8x4, sum; features watched, favorited) and "user"
-(16x2, mean; feature friends) initialised to 0..31 row-major, and check activations, table
-gradients and the optimizer updates of TF_SEMANTICS.md 2.6 computed here in NumPy.
+(tensorflow/python/tpu/tests/tpu_embedding_base_test.py): tables "video" (8x4, sum; features
+watched, favorited) and "user" (16x2, mean; feature friends) initialised to 0..31 row-major, and
+check activations, table gradients and the optimizer updates of that test's reference, computed here
+in NumPy.
 """
 
 from __future__ import annotations
@@ -262,7 +263,7 @@ def _combine(table, rows, combiner):
 
 
 def _reference_gradients(video, user):
-    """Table gradients of TF_SEMANTICS.md 2.6 with dL/da = 2a / batch."""
+    """Table gradients (tpu_embedding_base_test.py's reference) with dL/da = 2a / batch."""
     g_video, g_user = np.zeros_like(video), np.zeros_like(user)
     for rows in (WATCHED, FAVORITED):
         a = _combine(video, rows, "sum")
@@ -299,7 +300,8 @@ def test_activations_are_tensorflows_test_values(graph):
         sess.run(emb.initializer)
         sess.run(enqueue)
         got = sess.run(act, options=tm.RunOptions(timeout_in_ms=10000))
-    # First-core values asserted by TF's tpu_embedding_base_test (TF_SEMANTICS.md 2.7).
+    # First-core values asserted by TF's tpu_embedding_base_test
+    # (tensorflow/python/tpu/tests/tpu_embedding_base_test.py).
     np.testing.assert_array_equal(got["watched"][:2], [[0, 1, 2, 3], [4, 6, 8, 10]])
     np.testing.assert_array_equal(got["favorited"][:2], [[4, 6, 8, 10], [4, 5, 6, 7]])
     np.testing.assert_array_equal(got["friends"][:2], [[6, 7], [2, 3]])

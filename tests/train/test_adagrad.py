@@ -1,5 +1,5 @@
-"""TF1 AdagradOptimizer: TensorFlow's python/training/adagrad_test.py cases (TF_SEMANTICS.md
-5.6) and its constructor check (5.5)."""
+"""TF1 AdagradOptimizer: TensorFlow's python/training/adagrad_test.py cases and its
+constructor check."""
 
 from __future__ import annotations
 

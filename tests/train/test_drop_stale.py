@@ -1,6 +1,7 @@
 """DropStaleGradientOptimizer: TensorFlow r1.15's drop_stale_gradient_optimizer_test.py (one,
-two and three workers), the behaviour and errors of TF_SEMANTICS.md 4.1, and many threads
-sharing one Session (nothing lost, nothing half-applied, the staleness bound kept).
+two and three workers), the behaviour and errors of TF r1.15's contrib/opt
+drop_stale_gradient_optimizer.py, and many threads sharing one Session (nothing lost, nothing
+half-applied, the staleness bound kept).
 
 TensorFlow's multi-worker test orders the workers with two FIFO queues; here test-only ops
 play those queues (a blocking take of tokens, and a put), so each worker's single
@@ -247,7 +248,7 @@ def test_sparse_gradients_and_adam_through_the_cond():
 
 
 # ----------------------------------------------------------------------------------------
-# Errors (TF_SEMANTICS.md 4.1)
+# Errors (TF r1.15's drop_stale_gradient_optimizer.py)
 
 
 def test_compute_needs_a_global_step():

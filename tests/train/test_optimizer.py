@@ -1,6 +1,6 @@
 """The TF1 Optimizer base class: TensorFlow's optimizer_test.py cases, every error of
-TF_SEMANTICS.md 4.2 (class and message gist), slots and their names, the returned op and the
-global step, gating, sparse gradients, and the global step functions."""
+tensorflow/python/training/optimizer.py (class and message gist), slots and their names, the
+returned op and the global step, gating, sparse gradients, and the global step functions."""
 
 from __future__ import annotations
 
@@ -155,7 +155,7 @@ def test_constraint(g):
 
 
 # ----------------------------------------------------------------------------------------
-# The errors of TF_SEMANTICS.md 4.2
+# The errors of tensorflow/python/training/optimizer.py
 
 
 def test_optimizer_name_is_required(g):

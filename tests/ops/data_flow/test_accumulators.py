@@ -1,10 +1,10 @@
-"""Conditional accumulators (tfmini/ops/data_flow.py) with TensorFlow's semantics.
+"""Conditional accumulators (tfmini/ops/data_flow/) with TensorFlow's semantics.
 
 The first sections mirror TensorFlow's conditional_accumulator_test.py and
-sparse_conditional_accumulator_test.py (TF_SEMANTICS.md 1.5); the rest pins down the state
-machine of TF_SEMANTICS.md 1.2-1.4 and tfmini's failure atomicity. Messages and classes were
-checked against TensorFlow 2.21 (tf.compat.v1 graph mode). Contention and blocking are in
-test_accumulators_stress.py.
+sparse_conditional_accumulator_test.py; the rest pins down the state machine of
+tensorflow/core/kernels/conditional_accumulator_base.cc (and the sparse accumulator's) and tfmini's
+failure atomicity. Messages and classes were checked against TensorFlow 2.21 (tf.compat.v1 graph
+mode). Contention and blocking are in test_accumulators_stress.py.
 """
 
 from __future__ import annotations
@@ -574,7 +574,7 @@ def test_sparse_int32_indices_and_shape(graph):
 
 
 # ----------------------------------------------------------------------------------------
-# The state machine (TF_SEMANTICS.md 1.2-1.4)
+# The state machine (tensorflow/core/kernels/conditional_accumulator_base.cc)
 
 
 def test_stale_gradient_is_dropped_before_validation(graph):

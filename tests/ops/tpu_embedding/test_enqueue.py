@@ -1,5 +1,6 @@
-"""The enqueue ops' input forms and the combiner maths (TF_SEMANTICS.md 2.5 and 2.6) on one
-small table, against a reference that loops over (sample, id, weight) entries."""
+"""The enqueue ops' input forms and the combiner maths (TensorFlow's CPU reference,
+tpu_embedding_for_serving.py) on one small table, against a reference that loops over (sample, id,
+weight) entries."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Signatures, placement, shape functions and validation errors of the TPU embedding ops
-(TF_SEMANTICS.md 2.1; the build-time messages are TensorFlow 2.21's)."""
+(TensorFlow 2.21's op registry; the build-time messages are TensorFlow 2.21's)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The worked cases T7-T14 (TF_SEMANTICS.md 2.6 and 2.7), each against an independent NumPy
-reference: activations, per-row gradients, one training step per optimizer, dynamic
-learning-rate tags, clipping, weight decay, sharding, and inference mode."""
+"""The worked cases T7-T14 (tensorflow/python/tpu/tests/tpu_embedding_base_test.py), each
+against an independent NumPy reference: activations, per-row gradients, one training step per
+optimizer, dynamic learning-rate tags, clipping, weight decay, sharding, and inference mode."""
 
 from __future__ import annotations
 

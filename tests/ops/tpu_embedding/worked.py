@@ -1,4 +1,5 @@
-"""The worked setup of TF_SEMANTICS.md 2.7 and an independent NumPy reference for it.
+"""The worked setup of tensorflow/python/tpu/tests/tpu_embedding_base_test.py and an independent
+NumPy reference for it.
 
 Two tables initialised to 0..31 row-major: "video" (8 x 4, combiner sum) looked up by the
 features "watched" and "favorited", and "user" (16 x 2, combiner mean) looked up by "friends".

@@ -79,7 +79,7 @@ def test_goldens_cover_every_update_op():
 
 
 # ----------------------------------------------------------------------------------------
-# TensorFlow's training_ops_test.py and adagrad_test.py cases (TF_SEMANTICS 5.6)
+# TensorFlow's training_ops_test.py and adagrad_test.py cases (tensorflow/python/training/)
 
 
 def test_training_ops_test_apply_adagrad(graph):
@@ -140,7 +140,8 @@ def test_adagrad_test_basic_three_steps(graph):
 
 
 def test_repeated_indices_are_applied_in_turn(graph):
-    # TF_SEMANTICS 5.5: [2,2] with g=1, lr=1, acc 0.1: acc -> 2.1, var -= 1/sqrt(1.1) + 1/sqrt(2.1)
+    # TensorFlow's documented duplicate-index example: [2,2] with g=1, lr=1, acc 0.1: acc -> 2.1,
+    # var -= 1/sqrt(1.1) + 1/sqrt(2.1)
     v, iv, rv = _res_var(np.zeros((3, 1), np.float32), "v")
     a, ia, ra = _res_var(np.full((3, 1), 0.1, np.float32), "a")
     op = R.ResourceSparseApplyAdagrad(var=v, accum=a, lr=np.float32(1), grad=np.ones((2, 1),
@@ -197,7 +198,7 @@ def test_ref_op_outputs_the_updated_reference(graph):
 
 
 # ----------------------------------------------------------------------------------------
-# Errors (TF_SEMANTICS 5.5; messages as TF 2.21 gives them at run time)
+# Errors (tensorflow/core/kernels/training_ops.cc; messages as TF 2.21 gives them at run time)
 
 
 F = np.float32

@@ -1,9 +1,10 @@
 """The conditional accumulators' state machines: the dense and sparse accumulator resources.
 
-:class:`DenseAccumulator` and :class:`SparseAccumulator` (both :class:`Accumulator`) live in
-a device's resource manager; the ops of ``accumulator_ops`` find them by handle and call
-``apply``, ``take``, ``set_global_step`` and ``num_accumulated``. The semantics are in
-``tfmini.ops.data_flow.conditional_accumulator`` (TF_SEMANTICS.md section 1).
+:class:`DenseAccumulator` and :class:`SparseAccumulator` (both :class:`Accumulator`) live in a
+device's resource manager; the ops of ``accumulator_ops`` find them by handle and call ``apply``,
+``take``, ``set_global_step`` and ``num_accumulated``. The semantics are in
+``tfmini.ops.data_flow.conditional_accumulator``
+(tensorflow/core/kernels/conditional_accumulator_base.cc).
 
 The state of an accumulator is changed only under its condition's lock and never in place:
 each change swaps in new arrays, so a snapshot of the state is a handful of references. A

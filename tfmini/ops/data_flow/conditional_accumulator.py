@@ -3,7 +3,7 @@
 The ``tf.compat.v1`` classes :class:`ConditionalAccumulator` (built from the resource
 ops, as TensorFlow 2.21 builds it) and :class:`SparseConditionalAccumulator` (ref ops).
 
-Semantics (TF_SEMANTICS.md section 1):
+Semantics (tensorflow/core/kernels/conditional_accumulator_base.cc):
 
 * An accumulator holds a dtype, a declared (partial) shape, a reduction (MEAN or SUM), a
   counter of accepted gradients, a global step (starting at 0) and the running sum.

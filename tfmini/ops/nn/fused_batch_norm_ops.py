@@ -4,11 +4,11 @@ Each op reads as in the other families: its registration (TensorFlow's OpDef, wi
 shape function), then its NumPy kernel; the gradient functions (first and second order)
 and ``tf.compat.v1.nn.fused_batch_norm`` follow.
 
-Semantics are those of TensorFlow's CPU kernels (see TF_SEMANTICS.md section 3): the
-normalisation uses the biased batch variance, the ``batch_variance`` output is
-Bessel-corrected, ``exponential_avg_factor`` blends the running statistics, and the
-reserve spaces hold the batch mean and the biased variance (training) or the given mean
-and variance (inference, where TensorFlow leaves them unspecified).
+Semantics are those of TensorFlow's CPU kernels (tensorflow/core/kernels/fused_batch_norm_op.cc):
+the normalisation uses the biased batch variance, the ``batch_variance`` output is Bessel-corrected,
+``exponential_avg_factor`` blends the running statistics, and the reserve spaces hold the batch mean
+and the biased variance (training) or the given mean and variance (inference, where TensorFlow
+leaves them unspecified).
 """
 
 from __future__ import annotations

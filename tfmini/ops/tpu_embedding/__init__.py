@@ -33,10 +33,11 @@ The device state (:class:`EmbeddingDevice`) lives in the TPU device's resource m
 * a FIFO of enqueued batches (Recv waits, as a blocking op, until one is there), and the
   batch the last Recv consumed (what Send's gradients refer to).
 
-Maths (TF_SEMANTICS.md 2.5/2.6): activation of a sample = sum of ``w_i * E[id_i]`` divided by
-1 (sum), ``sum(w)`` (mean) or ``sqrt(sum(w**2))`` (sqrtn); empty samples give zero rows. On
-Send, every occurrence contributes ``(w_i / D) * dL/da``; contributions to one row (across
-samples and across features sharing the table) are summed first, then the optimizer runs
+Maths (TensorFlow's CPU reference in tpu_embedding_for_serving.py and the optimizer reference of
+tensorflow/python/tpu/tests/tpu_embedding_base_test.py): activation of a sample = sum of ``w_i *
+E[id_i]`` divided by 1 (sum), ``sum(w)`` (mean) or ``sqrt(sum(w**2))`` (sqrtn); empty samples give
+zero rows. On Send, every occurrence contributes ``(w_i / D) * dL/da``; contributions to one row
+(across samples and across features sharing the table) are summed first, then the optimizer runs
 once per touched row: gradient clipping, the update, decoupled weight decay, weight clipping.
 Untouched rows keep their values and slots (except non-lazy Adam, which updates every row).
 

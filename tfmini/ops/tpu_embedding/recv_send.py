@@ -5,13 +5,14 @@ Recv waits (a blocking op) for an enqueued batch, gives the model its activation
 the batch pending; Send takes the gradients of those activations, sums them per touched row
 of each table and applies the table's optimizer (``tpu_embedding_updates``) to those rows.
 
-Maths (TF_SEMANTICS.md 2.5/2.6): activation of a sample = sum of ``w_i * E[id_i]`` divided by
-1 (sum), ``sum(w)`` (mean) or ``sqrt(sum(w**2))`` (sqrtn); empty samples give zero rows. On
-Send, every occurrence contributes ``(w_i / D) * dL/da``; contributions to one row (across
-samples and across features sharing the table) are summed first, then the optimizer runs
-once per touched row. Send remembers only the touched rows' old values (parameters and
-slots), so a run that fails after Send puts the table back at a cost proportional to the
-batch, not the table. The family's overview is in ``tfmini.ops.tpu_embedding.front_tmp``.
+Maths (TensorFlow's CPU reference in tpu_embedding_for_serving.py and the optimizer reference of
+tensorflow/python/tpu/tests/tpu_embedding_base_test.py): activation of a sample = sum of ``w_i *
+E[id_i]`` divided by 1 (sum), ``sum(w)`` (mean) or ``sqrt(sum(w**2))`` (sqrtn); empty samples give
+zero rows. On Send, every occurrence contributes ``(w_i / D) * dL/da``; contributions to one row
+(across samples and across features sharing the table) are summed first, then the optimizer runs
+once per touched row. Send remembers only the touched rows' old values (parameters and slots), so a
+run that fails after Send puts the table back at a cost proportional to the batch, not the table.
+The family's overview is in ``tfmini.ops.tpu_embedding.front_tmp``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The optimizer maths of the simulated TPU embedding: one update of a table's touched rows.
 
-:func:`apply_optimizer` runs, for the rows Send touched (TF_SEMANTICS.md 2.6): gradient
-clipping, the update of the table's algorithm (SGD, Adagrad, Adam, FTRL, momentum, RMSProp,
-Adagrad-momentum), decoupled weight decay, weight clipping. It is pure NumPy on float32
-(rows, dim) blocks and modifies nothing in place; ``SendTPUEmbeddingGradients``
-(``tpu_embedding_recv_send``) gathers the rows and writes the results back.
+:func:`apply_optimizer` runs, for the rows Send touched (the reference of
+tensorflow/python/tpu/tests/tpu_embedding_base_test.py): gradient clipping, the update of the
+table's algorithm (SGD, Adagrad, Adam, FTRL, momentum, RMSProp, Adagrad-momentum), decoupled weight
+decay, weight clipping. It is pure NumPy on float32 (rows, dim) blocks and modifies nothing in
+place; ``SendTPUEmbeddingGradients`` (``tpu_embedding_recv_send``) gathers the rows and writes the
+results back.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def _clip(x: np.ndarray, limits: Any) -> np.ndarray:
 
 def apply_optimizer(params: Any, lr: float, e: np.ndarray, slots: dict[str, np.ndarray],
                     g: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """One optimizer step for the rows in ``e`` (TF_SEMANTICS 2.6); returns new E and slots.
+    """One optimizer step for the rows in ``e`` (tpu_embedding_base_test.py's reference); returns
+    new E and slots.
 
     ``e``, the slots and ``g`` are float32 (rows, dim) blocks; nothing is modified in place.
     """
