@@ -347,7 +347,7 @@ maximum = _binary_fn("Maximum", "maximum", "max(x, y), elementwise")
 minimum = _binary_fn("Minimum", "minimum", "min(x, y), elementwise")
 squared_difference = _binary_fn("SquaredDifference", "squared_difference",
                                 "(x - y) * (x - y), elementwise")
-div_no_nan = _binary_fn("DivNoNan", "div_no_nan", "x / y, or 0 where y is 0")
+div_no_nan = _binary_fn("DivNoNan", "div_no_nan", "x / y, or 0 where y is 0", "div_no_nan")
 less = _binary_fn("Less", "less", "x < y, elementwise (bool)")
 less_equal = _binary_fn("LessEqual", "less_equal", "x <= y, elementwise (bool)")
 greater = _binary_fn("Greater", "greater", "x > y, elementwise (bool)")

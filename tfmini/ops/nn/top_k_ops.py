@@ -71,11 +71,29 @@ def top_kv2_kernel(input, k, *, index_type):  # noqa: A002  (TF's arg name)
     n = input.shape[-1]
     if n < k:
         raise invalid_argument(f"input must have at least k columns. Had {n}, needed {k}")
-    # NaN sorts as TensorFlow's comparator sees it only by accident; rows here are ordered
-    # by NumPy's rule (NaN largest), which TensorFlow does not specify either.
-    indices = descending_order(input)[..., :k]
+    indices = _top_k_indices(input, k)
     values = np.take_along_axis(input, indices, axis=-1)
     return values, indices.astype(index_type.np_dtype)
+
+
+def _top_k_indices(x: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k largest of each row, largest first, the lower index first on ties."""
+    n = x.shape[-1]
+    if k == 0 or 4 * k >= n or x.size == 0 or (x.dtype.kind == "f" and np.isnan(x).any()):
+        # Rows with NaN are ordered by NumPy's rule (NaN largest); TensorFlow does not
+        # specify that case either.
+        return descending_order(x)[..., :k]
+    # Few of many: select before sorting. The k-th largest value splits each row into the
+    # values above it (all kept) and those equal to it (the lowest indices fill the rest),
+    # which is exactly the set a stable full sort would keep.
+    kth = np.partition(x, n - k, axis=-1)[..., n - k:n - k + 1]
+    greater = x > kth
+    equal = x == kth
+    room = k - greater.sum(axis=-1, keepdims=True)
+    keep = greater | (equal & (np.cumsum(equal, axis=-1) <= room))
+    chosen = np.nonzero(keep.reshape(-1, n))[1].reshape(x.shape[:-1] + (k,))
+    order = descending_order(np.take_along_axis(x, chosen, axis=-1))
+    return np.take_along_axis(chosen, order, axis=-1)
 
 
 def _in_top_k_shape(ic) -> list[TensorShape]:
