@@ -1,4 +1,4 @@
-"""Contract samples for the conditional accumulator ops (tfmini/ops/data_flow.py).
+"""Contract samples for the conditional accumulator ops (tfmini/ops/data_flow/).
 
 Ops using an accumulator get the handle of one created in the same graph (its creation op
 runs again in the sampled run and finds the accumulator); takes get, as setup, the applies

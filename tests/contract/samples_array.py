@@ -1,4 +1,4 @@
-"""Contract samples for the shape-manipulation ops of tfmini/ops/array.py.
+"""Contract samples for the shape-manipulation ops of tfmini/ops/array/.
 
 The ops at the top of that module (Const, Placeholder, PlaceholderWithDefault,
 Identity, IdentityN, StopGradient, NoOp) are sampled in samples_core.py; an op

@@ -1,4 +1,4 @@
-"""Contract samples for the ops defined at the top of ops/array.py (constants and identities).
+"""Contract samples for the ops defined in ops/array/basic.py (constants and identities).
 
 The rest of the array family lives in samples_array.py.
 """

@@ -1,4 +1,4 @@
-"""Contract samples for the fused batch norm family (tfmini/ops/fused_batch_norm.py).
+"""Contract samples for the fused batch norm family (tfmini/ops/nn/fused_batch_norm_ops.py).
 
 The forward samples run in inference mode with mean and variance given as constant
 tensors: TensorFlow's gradient of a FusedBatchNorm op is the gradient of ``y`` alone (none for

@@ -1,4 +1,4 @@
-"""Contract samples for the math family (tfmini/ops/math.py)."""
+"""Contract samples for the math family (tfmini/ops/math/)."""
 
 import numpy as np
 

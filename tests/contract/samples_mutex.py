@@ -1,4 +1,4 @@
-"""Contract samples for the mutex ops (tfmini/ops/mutex.py)."""
+"""Contract samples for the mutex ops (tfmini/ops/variables/mutex.py)."""
 
 import tfmini as tm
 

@@ -1,4 +1,4 @@
-"""Contract samples for the nn family (tfmini/ops/nn.py)."""
+"""Contract samples for the nn family (tfmini/ops/nn/nn_ops.py)."""
 
 import numpy as np
 

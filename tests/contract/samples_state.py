@@ -1,4 +1,4 @@
-"""Contract samples for the resource variable ops (tfmini/ops/state.py).
+"""Contract samples for the resource variable ops (tfmini/ops/variables/resource_ops.py).
 
 Ops reading or updating a variable get a ``VarHandleOp`` input and, as setup,
 the ``AssignVariableOp`` that initialises it.

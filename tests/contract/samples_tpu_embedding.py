@@ -1,4 +1,4 @@
-"""Contract samples for the simulated TPU embedding ops (tfmini/ops/tpu_embedding.py).
+"""Contract samples for the simulated TPU embedding ops (tfmini/ops/tpu_embedding/).
 
 Every sample uses one small configuration (two tables, per-table Recv outputs; a second with
 feature descriptors for the arbitrary-tensor enqueue). Setup ops configure the device and,

@@ -1,5 +1,5 @@
 """Contract samples for the training ops (tfmini/ops/variables/training_ops.py) and the reference
-variable ops (tfmini/ops/ref_variables.py).
+variable ops (tfmini/ops/variables/ref_variables.py).
 
 Resource updates get ``VarHandleOp`` inputs initialised by setup ``AssignVariableOp``s;
 ref updates get ``VariableV2`` inputs initialised by setup ``Assign``s.

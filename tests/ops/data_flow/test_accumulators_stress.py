@@ -1,6 +1,6 @@
 """Accumulators under contention and blocking: many threads through one Session, FIFO takers,
 takes ended by deadlines and by Session.close(), and a single run holding a take and the
-applies that satisfy it (tfmini/ops/data_flow.py, the dataflow executor in runtime/plan.py).
+applies that satisfy it (tfmini/ops/data_flow/, the dataflow executor in runtime/executors.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reference variables (tfmini/ops/ref_variables.py): VariableV2 and its ops, RefVariable,
+"""Reference variables (tfmini/ops/variables/ref_variables.py): VariableV2 and its ops, RefVariable,
 with TensorFlow 2.21's results and messages (tf.compat.v1, use_resource=False)."""
 
 from __future__ import annotations

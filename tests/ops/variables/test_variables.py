@@ -1,4 +1,4 @@
-"""The Variable API (tfmini/ops/variables.py), checked against tf.compat.v1 with resource
+"""The Variable API (tfmini/ops/variables/variables.py), checked against tf.compat.v1 with resource
 variables (TensorFlow 2.21): op names, collections, initializers, scopes, errors."""
 
 from __future__ import annotations

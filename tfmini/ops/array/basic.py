@@ -1,19 +1,8 @@
-"""Array ops: literals, constants, placeholders and identities; the array family's front.
+"""Array ops: literals, constants, placeholders and identities.
 
 Here: literal conversion (TensorFlow's default dtypes), Const, Placeholder,
-PlaceholderWithDefault, Identity, IdentityN, StopGradient and NoOp. The rest of
-the family builds on these, one module per kind of op:
-
-* ``array_shape``: Shape, Size, Rank, Reshape, ExpandDims, Squeeze, Transpose, Tile,
-  BroadcastTo;
-* ``concat_split``: ConcatV2, Pack, Unpack, Split, SplitV;
-* ``slicing``: Slice, StridedSlice and ``x[...]`` on tensors;
-* ``filling``: Fill (``zeros``, ``ones``), ZerosLike, OnesLike, Range;
-* ``gather_scatter``: GatherV2, ScatterNd, UnsortedSegmentSum, Unique, OneHot.
-
-Their TF1-style functions are re-exported at the end of this module, so
-``tm.reshape`` is ``tfmini.ops.array.basic.reshape``, and importing this module
-registers the whole family.
+PlaceholderWithDefault, Identity, IdentityN, StopGradient and NoOp; the rest of the array
+family (see its front, ``tfmini/ops/array/__init__.py``) builds on these.
 
 Each op reads the same: its registration (OpDef, with the shape function),
 then its NumPy kernel, greppable by the op's type string.

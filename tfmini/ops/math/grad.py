@@ -1,4 +1,4 @@
-"""Gradients of the math family (tfmini/ops/math.py), as TensorFlow's ``math_grad.py``.
+"""Gradients of the math family (tfmini/ops/math/), as TensorFlow's ``math_grad.py``.
 
 Each function is registered with ``@RegisterGradient("<op type>")`` and called by
 ``tm.gradients`` as ``fn(op, *output_grads)`` inside the ``gradients/<op name>_grad/`` name

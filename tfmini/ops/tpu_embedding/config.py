@@ -7,16 +7,16 @@ and field names as frozen attrs classes, validated when built, and serialises th
 versioned JSON text that :meth:`TPUEmbeddingConfiguration.FromString` parses back exactly.
 This is pure data plus the arithmetic the ops need (shard row ranges, Recv output shapes,
 dynamic learning-rate tags, slot names); it builds no ops, so both the ops layer
-(``tfmini/ops/tpu_embedding.py``) and ``tm.tpu`` can import it.
+(``tfmini/ops/tpu_embedding/``) and ``tm.tpu`` can import it.
 
 Here: ``tpu_embedding_configuration.proto`` (:class:`TPUEmbeddingConfiguration`,
 :class:`TableDescriptor`, :class:`FeatureDescriptor`, :class:`SpmdSharding`) and the
 helpers that read a configuration. Re-exported from their own modules:
 
-* ``tpu_embedding_optimization``: ``optimization_parameters.proto``
+* ``optimization``: ``optimization_parameters.proto``
   (:class:`OptimizationParameters` and the algorithms' messages), slot and op names;
-* ``tpu_embedding_sharding``: the shard arithmetic (``shard_size``, ``shard_of_ids``, ...);
-* ``tpu_embedding_messages``: how messages are declared and encoded (``FORMAT_VERSION``).
+* ``sharding``: the shard arithmetic (``shard_size``, ``shard_of_ids``, ...);
+* ``messages``: how messages are declared and encoded (``FORMAT_VERSION``).
 
 Field defaults are the protos' defaults (0, 0.0, False, "", unset). Enum fields hold the
 enum's name as a string (``"TRAINING"``) and accept the name in any case or its number;

@@ -4,7 +4,7 @@
 ArbitraryTensorBatch}`` check the ids, sample indices (or row splits) and weights against the
 configuration, turn them into ``(table, rows, ids, scale)`` per Recv output (``scale`` is the
 combiner's ``w_i / D``) and append that batch to the device's FIFO, where
-``RecvTPUEmbeddingActivations`` (``tpu_embedding_recv_send``) takes it. The family's overview
+``RecvTPUEmbeddingActivations`` (``recv_send``) takes it. The family's overview
 is in ``tfmini.ops.tpu_embedding.front_tmp``.
 """
 

@@ -6,7 +6,7 @@ A message is a frozen attrs class derived from :class:`Message` and registered w
 when the message is built (TypeError for a wrong type, naming the field) and record the
 field's kind for the encoding. :meth:`Message.SerializeToString` writes a versioned JSON text
 that :meth:`Message.FromString` parses back exactly. The messages themselves are in
-``tpu_embedding_optimization`` and ``tpu_embedding_config``.
+``optimization`` and ``config``.
 """
 
 from __future__ import annotations

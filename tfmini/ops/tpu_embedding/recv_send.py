@@ -3,7 +3,7 @@
 
 Recv waits (a blocking op) for an enqueued batch, gives the model its activations and keeps
 the batch pending; Send takes the gradients of those activations, sums them per touched row
-of each table and applies the table's optimizer (``tpu_embedding_updates``) to those rows.
+of each table and applies the table's optimizer (``updates``) to those rows.
 
 Maths (TensorFlow's CPU reference in tpu_embedding_for_serving.py and the optimizer reference of
 tensorflow/python/tpu/tests/tpu_embedding_base_test.py): activation of a sample = sum of ``w_i *

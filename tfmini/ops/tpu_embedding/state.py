@@ -5,7 +5,7 @@
 configuration, one :class:`Table` per table descriptor (parameters and optimizer slots, each
 sharded across ``num_tensor_cores`` simulated cores), the FIFO of enqueued batches
 (:class:`Batch`) and the batch the last Recv consumed. The ops that use the state are in
-``tpu_embedding_enqueue``, ``tpu_embedding_recv_send`` and ``tpu_embedding_load_retrieve``;
+``enqueue``, ``recv_send`` and ``load_retrieve``;
 the family's overview is in ``tfmini.ops.tpu_embedding.front_tmp``.
 """
 

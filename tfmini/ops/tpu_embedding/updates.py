@@ -4,7 +4,7 @@
 tensorflow/python/tpu/tests/tpu_embedding_base_test.py): gradient clipping, the update of the
 table's algorithm (SGD, Adagrad, Adam, FTRL, momentum, RMSProp, Adagrad-momentum), decoupled weight
 decay, weight clipping. It is pure NumPy on float32 (rows, dim) blocks and modifies nothing in
-place; ``SendTPUEmbeddingGradients`` (``tpu_embedding_recv_send``) gathers the rows and writes the
+place; ``SendTPUEmbeddingGradients`` (``recv_send``) gathers the rows and writes the
 results back.
 """
 

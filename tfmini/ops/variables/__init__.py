@@ -5,7 +5,7 @@
 * ``ref_variables``: TF1's reference variables (VariableV2, Assign*, Scatter* on refs);
 * ``variable_resource``: a variable's run-time state and the rules for changing it;
 * ``resource_ops``: VarHandleOp, ReadVariableOp, AssignVariableOp and the other resource ops;
-* ``variable_scope``: ``variable_scope``, ``get_variable``;
+* ``variable_scopes``: ``variable_scope``, ``get_variable``;
 * ``init_ops``: the initializer classes (``zeros_initializer``, ``glorot_uniform_initializer``);
 * ``training_ops``: the raw optimizer updates (ApplyGradientDescent, ResourceApplyAdam, ...);
 * ``mutex``: MutexV2 and MutexLock (TensorFlow registers them beside the resource variable

@@ -5,7 +5,7 @@
 A ``VariableV2`` op outputs a reference (``ref: Ref(dtype)``). At run time a reference's
 value is the variable's storage, a :class:`RefStorage` (a
 :class:`~tfmini.ops.variables.resource_ops.VariableResource`, so the training ops and the locking,
-double-buffering and undo rules of ``state`` apply unchanged), held by the session's
+double-buffering and undo rules of ``variable_resource`` apply unchanged), held by the session's
 resource manager under ``(container, shared_name or op name)``. An input that is a
 reference (``Ref(T)``) receives the storage; a plain input fed by a reference receives
 ``storage._tm_deref()``, the current value, as TensorFlow dereferences such edges. Using

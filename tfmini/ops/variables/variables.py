@@ -17,7 +17,7 @@ an op asks for a ``resource`` input.
 Also here: ``GraphKeys`` and the collection functions, the initializer
 functions (``global_variables_initializer``...) and TF1's state functions
 (``tm.assign``...). The initializer classes (``zeros_initializer``...) are in
-``init_ops``, TF1's ``variable_scope`` / ``get_variable`` in ``variable_scope``;
+``init_ops``, TF1's ``variable_scope`` / ``get_variable`` in ``variable_scopes``;
 both are re-exported here.
 """
 
