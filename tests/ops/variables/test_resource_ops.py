@@ -1,4 +1,5 @@
-"""Resource variable ops (tfmini/ops/variables/resource_ops.py) through raw ops, with TensorFlow's semantics.
+"""Resource variable ops (tfmini/ops/variables/resource_ops.py) through raw ops, with TensorFlow's
+semantics.
 
 Messages and classes were checked against TensorFlow 2.21 (tf.compat.v1 graph mode).
 """

@@ -421,7 +421,8 @@ def _gather_v2_grad(op: Operation, grad: Any) -> list:
 
 
 # ----------------------------------------------------------------------------------------
-# ResourceGather (tfmini/ops/variables/resource_ops.py): TensorFlow's _GatherGrad for resource variables.
+# ResourceGather (tfmini/ops/variables/resource_ops.py): TensorFlow's _GatherGrad for resource
+# variables.
 
 
 @RegisterGradient("ResourceGather")
