@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from tfmini.ops.nn import clip_ops as _clip_ops
 from tfmini.ops.nn import composite as _composite
+from tfmini.ops.nn import conv_ops as _conv_ops
 from tfmini.ops.nn import dropout as _dropout
 from tfmini.ops.nn import fused_batch_norm_ops as _fused_batch_norm_ops
 from tfmini.ops.nn import nn_ops as _nn_ops
+from tfmini.ops.nn import pooling_ops as _pooling_ops
 from tfmini.ops.nn.clip_ops import *  # noqa: F403
 from tfmini.ops.nn.composite import *  # noqa: F403
 from tfmini.ops.nn.dropout import *  # noqa: F403
@@ -27,5 +29,6 @@ from tfmini.ops.nn.fused_batch_norm_ops import *  # noqa: F403
 from tfmini.ops.nn.nn_ops import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
-_PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops)
+_PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops, _conv_ops,
+          _pooling_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})
