@@ -8,7 +8,11 @@
 * ``clip_ops``: ``clip_by_value``, ``clip_by_norm``, ``global_norm``, ``clip_by_global_norm``
   (TensorFlow's ``clip_ops``, built on ``l2_loss``);
 * ``fused_batch_norm``: the FusedBatchNorm ops (OpDefs and shape functions), their kernels'
-  arithmetic in ``fused_batch_norm_kernels`` and their gradients in ``fused_batch_norm_grad``.
+  arithmetic in ``fused_batch_norm_kernels`` and their gradients in ``fused_batch_norm_grad``;
+* ``conv_ops``, ``pooling_ops``: Conv2D, DepthwiseConv2dNative, Conv3D, MaxPool, AvgPool and
+  their backprops (arithmetic in ``conv_kernels``/``pooling_kernels``, geometry in
+  ``window_geometry``, gradients in ``conv_grad``/``pooling_grad``); ``conv_functions``:
+  ``tm.nn.conv2d``, ``max_pool``, ``convolution`` and the other TF1 functions.
 
 Gradients of the other ops are in ``grad``.
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 from tfmini.ops.nn import clip_ops as _clip_ops
 from tfmini.ops.nn import composite as _composite
+from tfmini.ops.nn import conv_functions as _conv_functions
 from tfmini.ops.nn import conv_ops as _conv_ops
 from tfmini.ops.nn import dropout as _dropout
 from tfmini.ops.nn import fused_batch_norm_ops as _fused_batch_norm_ops
@@ -24,11 +29,12 @@ from tfmini.ops.nn import nn_ops as _nn_ops
 from tfmini.ops.nn import pooling_ops as _pooling_ops
 from tfmini.ops.nn.clip_ops import *  # noqa: F403
 from tfmini.ops.nn.composite import *  # noqa: F403
+from tfmini.ops.nn.conv_functions import *  # noqa: F403
 from tfmini.ops.nn.dropout import *  # noqa: F403
 from tfmini.ops.nn.fused_batch_norm_ops import *  # noqa: F403
 from tfmini.ops.nn.nn_ops import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops, _conv_ops,
-          _pooling_ops)
+          _pooling_ops, _conv_functions)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})
