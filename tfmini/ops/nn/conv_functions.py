@@ -67,6 +67,11 @@ def _padding_attrs(padding: Any, data_format: str) -> dict:
     return {"padding": "EXPLICIT", "explicit_paddings": [int(v) for p in pairs for v in p]}
 
 
+def _np_list(values: Any) -> str:
+    # TensorFlow prints NumPy arrays here: "[2 2]".
+    return "[" + " ".join(str(int(v)) for v in values) + "]"
+
+
 def _pick(primary: Any, alias: Any, names: str) -> Any:
     if primary is not None and alias is not None:
         raise ValueError(f"Cannot specify both {names}")
@@ -280,7 +285,7 @@ def convolution(input: Any, filter: Any = None, padding: Any = None, strides: An
     if any(s > 1 for s in strides) and any(d > 1 for d in dilation_rate):
         raise ValueError("`strides > 1` not supported in conjunction with "
                          "`dilation_rate > 1`. Received: strides="
-                         f"{strides} and dilation_rate={dilation_rate}")
+                         f"{_np_list(strides)} and dilation_rate={_np_list(dilation_rate)}")
     with op_scope(name, "convolution") as (outer, base):
         if n == 1:
             fmt = "NCW" if data_format and data_format.startswith("NC") else "NWC"

@@ -45,7 +45,7 @@ def _attrs_geometry(op_type: str, kind: str, attrs: dict, rank: int):
     fmt = attrs["data_format"]
     strides = list(attrs["strides"])
     dilations = list(attrs.get("dilations") or [1] * rank)
-    name = _SHAPE_NAME[kind]
+    name = f"{_SHAPE_NAME[kind]} on data format {fmt}"
     wg.check_list_attr(name, "stride", strides, rank)
     wg.check_list_attr(name, "dilation", dilations, rank)
     for s in strides:
