@@ -333,6 +333,52 @@ def seeded_mlp(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 8. A small convnet (the TF1 "Deep MNIST" shape): conv 5x5x32 - relu - maxpool - conv 5x5x64 -
+#    relu - maxpool - dense 10, softmax cross entropy, plain gradient descent.
+# --------------------------------------------------------------------------------------------
+def convnet(tf):
+    rng = np.random.RandomState(7)
+    data_x = rng.rand(32, 28, 28, 1).astype(np.float32)
+    data_y = rng.randint(0, 10, size=32).astype(np.int64)
+
+    def weight(shape, seed):
+        return tf.Variable(tf.truncated_normal(shape, stddev=0.1, seed=seed))
+
+    def bias(shape):
+        return tf.Variable(tf.constant(0.1, shape=shape))
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(11)
+        x = tf.placeholder(tf.float32, [None, 28, 28, 1], name="x")
+        y = tf.placeholder(tf.int64, [None], name="y")
+        w1, b1 = weight([5, 5, 1, 32], 1), bias([32])
+        h1 = tf.nn.relu(tf.nn.conv2d(x, w1, strides=[1, 1, 1, 1], padding="SAME") + b1)
+        p1 = tf.nn.max_pool(h1, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
+        w2, b2 = weight([5, 5, 32, 64], 2), bias([64])
+        h2 = tf.nn.relu(tf.nn.conv2d(p1, w2, strides=[1, 1, 1, 1], padding="SAME") + b2)
+        p2 = tf.nn.max_pool(h2, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
+        w3, b3 = weight([7 * 7 * 64, 10], 3), bias([10])
+        logits = tf.matmul(tf.reshape(p2, [-1, 7 * 7 * 64]), w3) + b3
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train_op = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        init = tf.global_variables_initializer()
+
+    out = {"loss": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for _ in range(5):
+            l_val, _ = sess.run([loss, train_op], feed_dict={x: data_x, y: data_y})
+            out["loss"].append(l_val)
+        out["final_loss"] = sess.run(loss, feed_dict={x: data_x, y: data_y})
+        out["b1"] = sess.run(b1)
+        out["shapes"] = [list(p1.shape.as_list()), list(p2.shape.as_list())]
+    out["names"] = [w1.name, h1.op.inputs[0].op.inputs[0].name, p2.name]
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -341,6 +387,7 @@ SCRIPTS = {
     "accumulator_round": accumulator_round,
     "keras_adagrad": keras_adagrad,
     "seeded_mlp": seeded_mlp,
+    "convnet": convnet,
 }
 
 
@@ -411,3 +458,7 @@ def test_seeded_mlp():
     want = json.loads(GOLDENS.read_text())["seeded_mlp"]["loss"]
     got = run_script("seeded_mlp", tfmini)["loss"]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=0)
+
+
+def test_convnet():
+    _check("convnet")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import sys
 import types
 import warnings
 from pathlib import Path
@@ -39,8 +40,10 @@ spec.loader.exec_module(scripts)
 keras_optimizers = types.SimpleNamespace(Adagrad=tf_keras.optimizers.legacy.Adagrad,
                                          schedules=tf_keras.optimizers.schedules)
 
-records = {}
-for name in scripts.SCRIPTS:
+# With script names as arguments only those are (re)recorded; the others keep their numbers.
+only = sys.argv[1:]
+records = json.loads(scripts.GOLDENS.read_text()) if only else {}
+for name in only or scripts.SCRIPTS:
     # Keras-2 optimizers need resource variables (their slots cannot be ref variables);
     # a TF1 user running one turns them on, as tfmini's variables always are.
     if name == "keras_adagrad":

@@ -12,7 +12,11 @@
 * ``lrn_ops``: LRN and LRNGrad (``local_response_normalization``/``lrn``);
 * ``top_k_ops``: TopKV2 and InTopKV2 (``top_k``, ``in_top_k``);
 * ``fused_batch_norm``: the FusedBatchNorm ops (OpDefs and shape functions), their kernels'
-  arithmetic in ``fused_batch_norm_kernels`` and their gradients in ``fused_batch_norm_grad``.
+  arithmetic in ``fused_batch_norm_kernels`` and their gradients in ``fused_batch_norm_grad``;
+* ``conv_ops``, ``pooling_ops``: Conv2D, DepthwiseConv2dNative, Conv3D, MaxPool, AvgPool and
+  their backprops (arithmetic in ``conv_kernels``/``pooling_kernels``, geometry in
+  ``window_geometry``, gradients in ``conv_grad``/``pooling_grad``); ``conv_functions``:
+  ``tm.nn.conv2d``, ``max_pool``, ``convolution`` and the other TF1 functions.
 
 Gradients of LRN and TopKV2 are in ``lrn_top_k_grad``, of the other ops in ``grad``.
 """
@@ -21,14 +25,18 @@ from __future__ import annotations
 
 from tfmini.ops.nn import clip_ops as _clip_ops
 from tfmini.ops.nn import composite as _composite
+from tfmini.ops.nn import conv_functions as _conv_functions
+from tfmini.ops.nn import conv_ops as _conv_ops
 from tfmini.ops.nn import dropout as _dropout
 from tfmini.ops.nn import fused_batch_norm_ops as _fused_batch_norm_ops
 from tfmini.ops.nn import lrn_ops as _lrn_ops
 from tfmini.ops.nn import nn_impl as _nn_impl
 from tfmini.ops.nn import nn_ops as _nn_ops
+from tfmini.ops.nn import pooling_ops as _pooling_ops
 from tfmini.ops.nn import top_k_ops as _top_k_ops
 from tfmini.ops.nn.clip_ops import *  # noqa: F403
 from tfmini.ops.nn.composite import *  # noqa: F403
+from tfmini.ops.nn.conv_functions import *  # noqa: F403
 from tfmini.ops.nn.dropout import *  # noqa: F403
 from tfmini.ops.nn.fused_batch_norm_ops import *  # noqa: F403
 from tfmini.ops.nn.lrn_ops import *  # noqa: F403
@@ -38,5 +46,5 @@ from tfmini.ops.nn.top_k_ops import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops, _lrn_ops, _nn_impl,
-          _top_k_ops)
+          _top_k_ops, _conv_ops, _pooling_ops, _conv_functions)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

@@ -1,0 +1,113 @@
+"""The arithmetic of the pooling kernels, on channels-last arrays with 2 or 3 spatial dims.
+
+Semantics of tensorflow/core/kernels/pooling_ops_common.h, maxpooling_op.cc and
+avgpooling_op.cc: max pooling never picks a padding cell and skips NaN; ties go to the
+first maximal cell in the window's row-major scan; average pooling divides by the number of
+valid (unpadded) cells. Windows are strided views (no loop over pixels); max pooling reduces
+a ``[N*outputs, taps, C]`` copy of them, average pooling adds the taps' slabs in float64 and
+rounds once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+
+import numpy as np
+
+from tfmini.ops.nn.window_geometry import crop, pad_spatial, tap_slice, taps, windows
+
+__all__: list[str] = []
+
+
+def _lowest(dtype: np.dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def max_argmax(x: np.ndarray, ksizes, strides, pads, outs) -> tuple[np.ndarray, np.ndarray]:
+    """The window maxima ``[N, *outs, C]`` and, per output, the tap (flat index into the
+    window, row-major) holding it."""
+    ones = [1] * len(ksizes)
+    xp = pad_spatial(x, pads, _lowest(x.dtype))
+    view = windows(xp, ksizes, strides, ones, outs)
+    n, c = x.shape[0], x.shape[-1]
+    flat = view.reshape(n, *outs, prod(ksizes), c)
+    if x.dtype.kind == "f" and np.isnan(flat).any():
+        flat = np.where(np.isnan(flat), -np.inf, flat)  # TensorFlow skips NaN
+    arg = np.argmax(flat, axis=-2)
+    out = np.take_along_axis(flat, arg[..., None, :], axis=-2)[..., 0, :]
+    return out, arg
+
+
+def argmax_positions(arg: np.ndarray, ksizes, strides, pads) -> list[np.ndarray]:
+    """Per spatial dim, the unpadded coordinate of each output's maximal cell."""
+    coords = np.unravel_index(arg, tuple(ksizes))
+    grids = np.ogrid[tuple(slice(0, d) for d in arg.shape)]
+    return [grids[1 + i] * strides[i] + coords[i] - pads[i][0] for i in range(len(ksizes))]
+
+
+def flat_index(arg: np.ndarray, in_shape: Sequence[int], ksizes, strides, pads,
+               include_batch: bool = True) -> np.ndarray:
+    """The flat index into the (unpadded, channels-last) input of each output's maximum:
+    ``((b*H + y)*W + x)*C + c``, without the batch term unless ``include_batch``."""
+    pos = argmax_positions(arg, ksizes, strides, pads)
+    grids = np.ogrid[tuple(slice(0, d) for d in arg.shape)]
+    idx = grids[0] if include_batch else np.zeros_like(grids[0])
+    for p, size in zip(pos, in_shape[1:-1]):
+        idx = idx * size + p
+    return idx * in_shape[-1] + grids[-1]
+
+
+def max_pool_grad(in_shape: Sequence[int], arg: np.ndarray, grad: np.ndarray, ksizes,
+                  strides, pads) -> np.ndarray:
+    """Each output's gradient added at its maximal input cell."""
+    idx = flat_index(arg, in_shape, ksizes, strides, pads)
+    total = prod(in_shape)
+    if grad.dtype.kind == "f":
+        out = np.bincount(idx.ravel(), weights=grad.ravel().astype(np.float64),
+                          minlength=total)
+    else:
+        out = np.zeros(total, np.int64)
+        np.add.at(out, idx.ravel(), grad.ravel())
+    return out.astype(grad.dtype).reshape(in_shape)
+
+
+def max_pool_grad_grad(in_shape: Sequence[int], arg: np.ndarray, grad: np.ndarray, ksizes,
+                       strides, pads) -> np.ndarray:
+    """The input-shaped ``grad`` read at each output's maximal cell."""
+    idx = flat_index(arg, in_shape, ksizes, strides, pads)
+    return grad.reshape(-1)[idx]
+
+
+def valid_counts(in_spatial, ksizes, strides, pads, outs) -> np.ndarray:
+    """Per output position, the number of unpadded cells its window covers (``[1, *outs,
+    1]``): a product over the dims of each dim's count."""
+    total = np.ones([1] * (len(outs) + 2), np.float64)
+    for i, (n, k, s, (b, _), o) in enumerate(zip(in_spatial, ksizes, strides, pads, outs)):
+        start = np.arange(o) * s - b
+        count = np.minimum(start + k, n) - np.maximum(start, 0)
+        shape = [1] * (len(outs) + 2)
+        shape[1 + i] = o
+        total = total * count.reshape(shape)
+    return total
+
+
+def avg_pool(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray:
+    ones = [1] * len(ksizes)
+    xp = pad_spatial(x.astype(np.float64), pads)
+    acc = np.zeros((x.shape[0], *outs, x.shape[-1]), np.float64)
+    for tap in taps(ksizes):
+        acc += xp[tap_slice(tap, strides, ones, outs)]
+    acc /= valid_counts(x.shape[1:-1], ksizes, strides, pads, outs)
+    return acc.astype(x.dtype)
+
+
+def avg_pool_grad(in_shape: Sequence[int], grad: np.ndarray, ksizes, strides, pads,
+                  outs) -> np.ndarray:
+    ones = [1] * len(ksizes)
+    share = grad.astype(np.float64) / valid_counts(in_shape[1:-1], ksizes, strides, pads, outs)
+    n, *spatial, c = in_shape
+    dxp = np.zeros((n, *[s + b + a for s, (b, a) in zip(spatial, pads)], c), np.float64)
+    for tap in taps(ksizes):
+        dxp[tap_slice(tap, strides, ones, outs)] += share
+    return crop(dxp, pads, spatial).astype(grad.dtype)
