@@ -36,14 +36,15 @@ from tfmini.ops.array import (
     ones_like,
     placeholder,
     shape,
-    stack,
     strided_slice,
     unique,
     unsorted_segment_sum,
 )
 from tfmini.ops.common.indexed_slices import IndexedSlices
 from tfmini.ops.control_flow import group
-from tfmini.ops.nn import l2_loss
+
+# Keras clips with TensorFlow's own clip_ops (tf_keras optimizer_v2/utils.py), so does this.
+from tfmini.ops.nn import clip_by_global_norm, clip_by_norm, clip_by_value
 from tfmini.ops.variables import Variable, init_scope
 
 _log = logging.getLogger("tfmini.keras")
@@ -58,71 +59,6 @@ class NotAVariableError(TypeError, NotImplementedError):
     TF-Keras documents a TypeError for malformed ``grads_and_vars`` while its own tests
     expect NotImplementedError for a Tensor in the variable position; this error is both.
     """
-
-
-# ----------------------------------------------------------------------------------------
-# Gradient clipping (tf.clip_by_value, tf.clip_by_norm, tf.clip_by_global_norm)
-
-
-def _values(g: Any) -> Output:
-    return g.values if isinstance(g, IndexedSlices) else g
-
-
-def _like(g: Any, values: Output) -> Any:
-    if isinstance(g, IndexedSlices):
-        return IndexedSlices(values, g.indices, g.dense_shape)
-    return values
-
-
-def clip_by_value(g: Any, clip_value_min: Any, clip_value_max: Any) -> Any:
-    """``g`` clipped elementwise to ``[clip_value_min, clip_value_max]`` (an IndexedSlices
-    keeps its indices)."""
-    with name_scope(None, "clip_by_value"):
-        v = convert_to_tensor(_values(g))
-        hi = convert_to_tensor(clip_value_max, dtype=v.dtype)
-        lo = convert_to_tensor(clip_value_min, dtype=v.dtype)
-        return _like(g, tm_math.maximum(tm_math.minimum(v, hi), lo))
-
-
-def clip_by_norm(g: Any, clip_norm: Any) -> Any:
-    """``g * clip_norm / max(||g||_2, clip_norm)``; a zero tensor stays zero."""
-    with name_scope(None, "clip_by_norm"):
-        v = convert_to_tensor(_values(g))
-        c = convert_to_tensor(clip_norm, dtype=v.dtype)
-        l2sum = tm_math.reduce_sum(v * v, keepdims=True)
-        # The square root of a zero sum is kept out of the graph's value, as TF does, so
-        # that the gradient of clip_by_norm is finite at zero.
-        positive = l2sum > 0
-        safe = tm_math.where_v2(positive, l2sum, ones_like(l2sum))
-        l2norm = tm_math.where_v2(positive, tm_math.sqrt(safe), l2sum)
-        return _like(g, identity(v * c / tm_math.maximum(l2norm, c)))
-
-
-def global_norm(t_list: Iterable[Any]) -> Output:
-    """``sqrt(sum(||t||_2^2))`` over the tensors (IndexedSlices by their values)."""
-    with name_scope(None, "global_norm"):
-        halves = [l2_loss(convert_to_tensor(_values(t))) for t in t_list]
-        return tm_math.sqrt(tm_math.reduce_sum(stack(halves)) * 2)
-
-
-def clip_by_global_norm(t_list: list, clip_norm: Any) -> tuple[list, Output]:
-    """Scales all tensors by ``clip_norm / max(global_norm, clip_norm)`` together.
-
-    Returns:
-        The scaled tensors and the global norm before scaling.
-    """
-    with name_scope(None, "clip_by_global_norm"):
-        use_norm = global_norm(t_list)
-        c = convert_to_tensor(clip_norm, dtype=use_norm.dtype)
-        one = convert_to_tensor(1.0, dtype=use_norm.dtype)
-        # min(1/norm, 1/c) is finite for a zero norm; adding (norm - norm) makes an infinite
-        # or NaN norm give NaN gradients instead of silently zero ones (TF's choice).
-        scale = c * tm_math.minimum(one / use_norm, one / c) + (use_norm - use_norm)
-        out = []
-        for t in t_list:
-            v = convert_to_tensor(_values(t))
-            out.append(_like(t, identity(v * tm_math.cast(scale, v.dtype))))
-        return out, use_norm
 
 
 def filter_empty_gradients(grads_and_vars: Iterable) -> tuple:

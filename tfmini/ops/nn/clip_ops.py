@@ -17,7 +17,7 @@ from tfmini.core.convert import convert_to_tensor
 from tfmini.core.scope import name_scope
 from tfmini.ops.array import identity, ones_like, stack
 from tfmini.ops.common.indexed_slices import IndexedSlices
-from tfmini.ops.math import maximum, minimum, reduce_sum, sqrt, where
+from tfmini.ops.math import cast, maximum, minimum, reduce_sum, sqrt, where
 from tfmini.ops.nn.nn_ops import l2_loss
 
 __all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"]
@@ -130,7 +130,8 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
         scale = scale_for_finite + (use_norm - use_norm)
         values = [_values_of(t, f"t_{i}") if t is not None else None
                   for i, t in enumerate(t_list)]
-        clipped = [None if v is None else identity(v * scale, name=f"{scope}_{i}")
+        # The scale is cast to each tensor's dtype (float16 gradients under a float32 norm).
+        clipped = [None if v is None else identity(v * cast(scale, v.dtype), name=f"{scope}_{i}")
                    for i, v in enumerate(values)]
         list_clipped = [_like(t, c) if c is not None else None for c, t in zip(clipped, t_list)]
     return list_clipped, use_norm
