@@ -539,3 +539,22 @@ def test_second_order_gradients(fn):
         err = tm.test.compute_gradient_error(x, (3,), gx, (3,), np.array([0.5, 1.0, 1.5]),
                                              delta=1e-6)
     assert err < 1e-7
+
+
+def test_reduce_sum_gradient_of_a_fed_scalar():
+    # The linear-regression tutorial: placeholders of unknown rank, fed scalars. The gradient
+    # of Sum computes range(rank) % rank with rank 0, an empty FloorMod by zero, which
+    # TensorFlow's kernel accepts (nothing is divided); it used to fail here.
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32)
+        w = tm.Variable(2.0)
+        cost = tm.reduce_sum(tm.pow(x * w - 1.0, 2))
+        (dw,) = tm.gradients(cost, [w])
+        with tm.Session() as sess:
+            sess.run(w.initializer)
+            np.testing.assert_allclose(sess.run(dw, {x: 3.0}), 2 * (3 * 2 - 1) * 3)
+            empty = tm.floormod(np.zeros([0], np.int32), np.int32(0))
+            assert sess.run(empty).shape == (0,)
+            with pytest.raises(tm.errors.InvalidArgumentError, match="Integer division by zero"):
+                sess.run(tm.floormod(np.int32([3]), np.int32(0)))

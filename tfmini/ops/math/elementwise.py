@@ -86,8 +86,10 @@ def _is_int(x) -> bool:
     return x.dtype.kind in "iu"
 
 
-def _check_divisor(y) -> None:
-    if not np.all(y):
+def _check_divisor(x, y) -> None:
+    # An empty result divides nothing, so TensorFlow's kernel has nothing to refuse: the
+    # gradient of reduce_sum over a scalar computes ``range(0) % 0`` this way.
+    if not np.all(y) and np.size(x) and np.size(y):
         raise invalid_argument("Integer division by zero")
 
 
@@ -101,7 +103,7 @@ def _div(x, y):
     """TF's ``Div``: true division for floats, C-style (truncating) division for integers."""
     if not _is_int(x):
         return np.true_divide(x, y)
-    _check_divisor(y)
+    _check_divisor(x, y)
     q = np.floor_divide(x, y)  # INT_MIN / -1 wraps, as in C
     if x.dtype.kind == "u":
         return q
@@ -113,7 +115,7 @@ def _div(x, y):
 def _floor_div(x, y):
     """TF's ``FloorDiv``: ``floor(x / y)`` for floats (not NumPy's fmod-based ``//``)."""
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
         return np.floor_divide(x, y)
     return np.floor(np.true_divide(x, y))
 
@@ -121,7 +123,7 @@ def _floor_div(x, y):
 def _floor_mod(x, y):
     """TF's ``FloorMod``: the result takes the divisor's sign (Python's ``%``)."""
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
     return np.remainder(x, y)
 
 
