@@ -36,6 +36,7 @@ from tfmini.core.dtypes import (
 from tfmini.core.function import FuncGraph  # noqa: E402
 from tfmini.compat import *  # noqa: E402,F401,F403  (TF2 switches: no-ops here)
 from tfmini.core.serialize import import_graph_def  # noqa: E402
+from tfmini.core import inspect as _inspect  # noqa: E402,F401  (installs Graph.to_dot, to_networkx)
 from tfmini.ops.common.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
 from tfmini.gradients import (  # noqa: E402
     AggregationMethod,

@@ -44,7 +44,8 @@ def check_op_name(name: str) -> None:
 
 # Operator overloads on Output are installed by the ops layer (core knows no op by name).
 # The graph's own conversions and its default-graph context are carried out by modules that
-# import this one (core.serialize writes graph_defs, core.scope keeps the scope stacks). They
+# import this one (core.serialize writes graph_defs, core.inspect draws, core.scope keeps the
+# scope stacks). They
 # install their functions here when imported (``import tfmini`` imports them all), so imports
 # run one way: those modules depend on the graph, never the reverse.
 _SERVICES: dict[str, Callable] = {}
@@ -542,15 +543,11 @@ class Graph:
     # -- inspection ---------------------------------------------------------------
     def to_networkx(self):
         """The graph as a ``networkx.MultiDiGraph`` (see docs/inspection.md)."""
-        from tfmini.core.inspect import to_networkx
-
-        return to_networkx(self)
+        return _graph_service("to_networkx")(self)
 
     def to_dot(self) -> str:
         """DOT text of the graph, produced through networkx and pydot."""
-        from tfmini.core.inspect import to_dot
-
-        return to_dot(self)
+        return _graph_service("to_dot")(self)
 
     def as_graph_def(self) -> dict:
         """A plain, JSON-serialisable description; ``tm.import_graph_def`` reads it back."""

@@ -7,14 +7,12 @@ from it with ``networkx.drawing.nx_pydot``. See docs/inspection.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import networkx as nx
 
+from tfmini.core.graph import Graph, Operation, Output, install_graph_service
 from tfmini.core.opdef import attr_value_to_json
-
-if TYPE_CHECKING:
-    from tfmini.core.graph import Graph, Operation, Output
 
 __all__ = ["to_dot", "to_networkx"]
 
@@ -153,3 +151,7 @@ def to_dot(graph: Graph) -> str:
             text = f":{i} {text}"
         view.add_edge(_dot_quote(src), _dot_quote(dst), label=_dot_quote(text))
     return nx_pydot.to_pydot(view).to_string()
+
+
+install_graph_service("to_networkx", to_networkx)  # Graph.to_networkx
+install_graph_service("to_dot", to_dot)  # Graph.to_dot
