@@ -28,8 +28,7 @@ from tfmini.core.convert import convert_to_tensor
 from tfmini.core.dtypes import as_dtype
 from tfmini.core.function import FuncGraph, root_graph
 from tfmini.core.graph import Output
-from tfmini.core.scope import Scope, current_scope, get_default_graph, name_scope, \
-    scope_context
+from tfmini.core.scope import Scope, current_scope, get_default_graph, name_scope, scope_context
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
 from tfmini.ops.data import structure as nest
 from tfmini.ops.data.dataset_ops import register_generator
@@ -47,6 +46,11 @@ class TensorSpec:
 
     shape: TensorShape
     dtype: dtypes.DType
+
+    def __repr__(self) -> str:
+        dims = self.shape.as_list() if self.shape.rank is not None else None
+        shape = "<unknown>" if dims is None else repr(tuple(dims))
+        return f"TensorSpec(shape={shape}, dtype=tm.{self.dtype.name}, name=None)"
 
 
 @frozen
@@ -163,8 +167,7 @@ class Dataset:
         first = None
         for t in probe:
             if t.shape.rank == 0:
-                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, got "
-                                 f"shape {t.shape} for {t.name}")
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
             if t.shape.rank is not None:
                 d = t.shape.as_list()[0]
                 if first is not None and d is not None and d != first:
@@ -265,7 +268,7 @@ class Dataset:
         """
         if (not nest.same_structure(self._spec, dataset._spec)
                 or _flat_types(self._spec) != _flat_types(dataset._spec)):
-            raise TypeError(f"Incompatible dataset elements:\n  {self.element_spec} vs.\n  "
+            raise TypeError(f"Incompatible dataset elements:\n  {self.element_spec} vs.   "
                             f"{dataset.element_spec}")
         spec = nest.pack_as(self._spec, [
             TensorSpec(_most_specific(a.shape, b.shape), a.dtype)
@@ -426,7 +429,11 @@ class Dataset:
                 raise ValueError("Cannot unbatch an input with scalar components.")
         spec = nest.map_structure(lambda s: TensorSpec(
             s.shape[1:] if s.shape.rank is not None else unknown_shape(), s.dtype), self._spec)
-        return self._unary("UnbatchDataset", lambda: [], spec=spec)
+        # TensorFlow maps each element through a normalising function first (unbatch_op.py);
+        # for dense tensors it is the identity, kept so the graph has the same ops.
+        normalized = self.map(lambda *x: x[0] if len(x) == 1 else x) if not isinstance(
+            self._spec, dict) else self.map(lambda x: x)
+        return normalized._unary("UnbatchDataset", lambda: [], spec=spec)
 
     def window(self, size: Any, shift: Any = None, stride: Any = 1,
                drop_remainder: bool = False, name: str | None = None) -> Dataset:
@@ -582,6 +589,14 @@ class Iterator:
         self._handle = handle
         self._initializer = initializer
         self._spec = spec
+        # TensorFlow's Iterator makes its string handle up front (iterator_ops.py).
+        self._string_handle = _op("IteratorToStringHandle", [handle], {})
+
+    def string_handle(self, name: str | None = None) -> Output:
+        """The iterator's handle as a string tensor (``IteratorToStringHandle``)."""
+        if name is None:
+            return self._string_handle
+        return _op("IteratorToStringHandle", [self._handle], {}, name=name)
 
     @staticmethod
     def from_structure(output_types: Any, output_shapes: Any = None, shared_name: str | None = None,
@@ -627,9 +642,9 @@ class Iterator:
             TypeError: the dataset's element structure or types differ from the iterator's.
         """
         if not nest.same_structure(self._spec, dataset._spec):
-            raise TypeError(f"The two structures don't have the same sequence type. Input "
-                            f"structure has type {type(self._spec)}, while shallow structure has "
-                            f"type {type(dataset._spec)}.")
+            raise ValueError(
+                "The two structures don't have the same nested structure.\n\nFirst structure: "
+                f"{self.output_types!r}\n\nSecond structure: {dataset.output_types!r}")
         mine, theirs = self.output_types, dataset.output_types
         if _flat_types(self._spec) != _flat_types(dataset._spec):
             raise TypeError(f"Expected output types {mine!r} but got dataset with output "
@@ -664,18 +679,23 @@ class _FactoryGraph(FuncGraph):
         hit = self.captures.get(output)
         if hit is not None:
             return hit
-        if output.op.type != "Const":
+        op = output.op
+        if op.op_def.is_stateful or op.type == "Placeholder" or any(
+                a.number_attr or a.type_list_attr for a in op.op_def.inputs):
             raise ValueError(
                 "Failed to create a one-shot iterator for a dataset. "
                 "`Dataset.make_one_shot_iterator()` does not support datasets that capture "
                 f"stateful objects, such as a `Variable` or `LookupTable` (it captures "
-                f"'{output.name}', a {output.op.type}). In these cases, use "
+                f"'{output.name}', a {op.type}). In these cases, use "
                 "`Dataset.make_initializable_iterator()`.")
+        # A stateless op (a constant, the Reshape of file names) is copied in, inputs first.
+        inputs = [self._capture(i) for i in op.inputs]
         with scope_context(Scope(self)):
-            inner = _op("Const", [], {"value": output.op.get_attr("value"),
-                                      "dtype": output.dtype}, name="captured_const")
-        self.captures[output] = inner
-        return inner
+            copy = build_op(current_scope(), op.type, inputs, dict(op._attrs),
+                            name=op.name.replace("/", "_"))
+        for out, inner in zip(op.outputs, copy.outputs):
+            self.captures[out] = inner
+        return self.captures[output]
 
 
 def make_one_shot_iterator(dataset: Dataset) -> Iterator:

@@ -178,5 +178,18 @@ def iterator_get_next(ctx, iterator, *, output_types, output_shapes):
     return out
 
 
-for _op in ("IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext"):
+@register_op(
+    "IteratorToStringHandle",
+    inputs=["resource_handle: resource"],
+    outputs=["string_handle: string"],
+    shape_fn=shape_fns.scalar,
+)
+def iterator_to_string_handle(resource_handle):
+    """The iterator's resource name as a string (for feeding a handle-selected iterator)."""
+    h = as_handle(resource_handle)
+    return np.array(f"{h.container or 'localhost'}/{h.name}".encode(), dtype=object)
+
+
+for _op in ("IteratorToStringHandle", "IteratorV2", "OneShotIterator", "MakeIterator",
+            "IteratorGetNext"):
     no_gradient(_op)

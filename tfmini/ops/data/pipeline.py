@@ -129,16 +129,16 @@ class ConcatenateValue(DatasetValue):
         yield from self.second.iterate(env)
 
 
-def _stack(elements: list[Element], what: str) -> Element:
+def _stack(elements: list[Element]) -> Element:
     out = []
-    for i, parts in enumerate(zip(*elements)):
+    for parts in zip(*elements):
         first = np.shape(parts[0])
-        for j, p in enumerate(parts):
+        for p in parts:
             if np.shape(p) != first:
+                # batch_util.cc's CopyElementToSlice wording.
                 raise invalid_argument(
-                    f"Cannot {what} tensors with different shapes in component {i}. First "
-                    f"element had shape {list(first)} and element {j} had shape "
-                    f"{list(np.shape(p))}.")
+                    "Cannot add tensor to the batch: number of elements does not match. "
+                    f"Shapes are: [tensor]: {list(first)}, [batch]: {list(np.shape(p))}")
         out.append(np.stack([np.asarray(p) for p in parts]))
     return tuple(out)
 
@@ -156,10 +156,10 @@ class BatchValue(DatasetValue):
         for e in self.input.iterate(env):
             batch.append(e)
             if len(batch) == self.batch_size:
-                yield _stack(batch, "batch")
+                yield _stack(batch)
                 batch = []
         if batch and not self.drop_remainder:
-            yield _stack(batch, "batch")
+            yield _stack(batch)
 
 
 class PaddedBatchValue(DatasetValue):
@@ -554,7 +554,7 @@ class GeneratorValue(DatasetValue):
                     raise invalid_argument(
                         f"TypeError: `generator` yielded an element that could not be "
                         f"converted to the expected type. The expected type was {dt.name}, "
-                        f"but the yielded element was {v!r:.80}.") from e
+                        f"but the yielded element was {str(v):.80}.") from e
                 if not shape.is_compatible_with(arr.shape):
                     raise invalid_argument(
                         f"`generator` yielded an element of shape {list(arr.shape)} where an "
