@@ -212,3 +212,40 @@ def test_bad_arguments_fail_at_run_with_op_name(graph):
     with tm.Session() as sess, pytest.raises(tm.errors.InvalidArgumentError,
                                              match="Batch size must be greater than zero"):
         sess.run(nxt)
+
+
+def test_graph_def_round_trip_runs_the_same_pipeline():
+    g = tm.Graph()
+    with g.as_default():
+        ds = tm.data.Dataset.range(6).map(lambda x: x * 3).shuffle(3, seed=2).batch(2)
+        it = ds.make_initializable_iterator()
+        nxt = it.get_next()
+    text = json.dumps(g.as_graph_def())
+    g2 = tm.Graph()
+    with g2.as_default():
+        tm.import_graph_def(json.loads(text))
+    with tm.Session(graph=g) as sess:
+        sess.run(it.initializer)
+        want = [sess.run(nxt).tolist() for _ in range(3)]
+    with tm.Session(graph=g2) as sess:
+        sess.run("import/MakeIterator")
+        got = [sess.run("import/IteratorGetNext:0").tolist() for _ in range(3)]
+    assert got == want and sorted(sum(want, [])) == [0, 3, 6, 9, 12, 15]
+
+
+def test_failed_initialisation_keeps_the_iterator(graph):
+    x = tm.placeholder(tm.int64, [None])
+    y = tm.placeholder(tm.int64, [None])
+    it = tm.data.Dataset.from_tensor_slices((x, y)).make_initializable_iterator()
+    nxt = it.get_next()
+    with tm.Session() as sess:
+        sess.run(it.initializer, {x: [1, 2, 3], y: [4, 5, 6]})
+        assert sess.run(nxt) == (1, 4)
+        with pytest.raises(tm.errors.InvalidArgumentError, match="same size in the 0th"):
+            sess.run(it.initializer, {x: [1, 2], y: [4, 5, 6]})
+        assert sess.run(nxt) == (2, 5)
+
+
+def test_python_iteration_is_refused_in_graph_mode(graph):
+    with pytest.raises(RuntimeError, match="make_one_shot_iterator"):
+        iter(tm.data.Dataset.range(3))

@@ -464,6 +464,11 @@ class Dataset:
         """An iterator with an ``initializer`` op to run first (and to restart it)."""
         return make_initializable_iterator(self, shared_name)
 
+    def __iter__(self):
+        raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager "
+                           "mode or within tf.function. In graph mode use an iterator: "
+                           "make_one_shot_iterator(dataset).get_next()")
+
     def __repr__(self) -> str:
         return f"<tm.data.Dataset element_spec={self._spec}>"
 
