@@ -379,6 +379,44 @@ def convnet(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 9. A tf.data input pipeline feeding a training loop: from_tensor_slices -> map -> shuffle
+#    (op seed under a graph seed) -> batch -> one-shot iterator; linear regression with
+#    GradientDescent for a few epochs' worth of steps, the batch order included in the output.
+# --------------------------------------------------------------------------------------------
+def data_pipeline_training(tf):
+    rng = np.random.RandomState(7)
+    data_x = rng.randn(20, 3).astype(np.float32)
+    data_y = (data_x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(1234)
+        ds = tf.data.Dataset.from_tensor_slices({"x": data_x, "y": data_y,
+                                                 "i": np.arange(20, dtype=np.int64)})
+        ds = ds.map(lambda e: (e["x"] * 2.0, e["y"], e["i"]))
+        ds = ds.shuffle(8, seed=5).repeat(3).batch(6)
+        x, y, idx = tf.data.make_one_shot_iterator(ds).get_next()
+        w = tf.Variable(tf.zeros([3, 1]), name="w")
+        b = tf.Variable(tf.zeros([1]), name="b")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        train_op = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+        init = tf.global_variables_initializer()
+
+    out = {"loss": [], "order": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        while True:
+            try:
+                _, l, order = sess.run([train_op, loss, idx])
+            except tf.errors.OutOfRangeError:
+                break
+            out["loss"].append(l)
+            out["order"].append(order)
+        out["w"], out["b"] = sess.run([w, b])
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -388,6 +426,7 @@ SCRIPTS = {
     "keras_adagrad": keras_adagrad,
     "seeded_mlp": seeded_mlp,
     "convnet": convnet,
+    "data_pipeline_training": data_pipeline_training,
 }
 
 
@@ -462,3 +501,7 @@ def test_seeded_mlp():
 
 def test_convnet():
     _check("convnet")
+
+
+def test_data_pipeline_training():
+    _check("data_pipeline_training")
