@@ -37,6 +37,7 @@ from tfmini.core.scope import Scope, current_scope, get_default_graph
 from tfmini.core.shapes import TensorShape
 from tfmini.ops import io as io_family
 from tfmini.ops import variables as variables_lib
+from tfmini.ops.common.build_util import exact_sub_scope
 from tfmini.train import checkpoint_management as cm
 from tfmini.train.meta_graph import export_meta_graph as _export_meta_graph
 from tfmini.train.meta_graph import import_meta_graph_def
@@ -171,7 +172,7 @@ class Saver:
             outer = Scope(graph)
         scope = outer.with_sub_scope(self._name or "save")
         names = sorted(self._vars)
-        default = _const(scope.with_sub_scope("filename"), self._filename or "model", "input")
+        default = _const(exact_sub_scope(scope, "filename"), self._filename or "model", "input")
         filename = build_op(scope, "PlaceholderWithDefault", [default],
                             {"shape": TensorShape(())}, name="filename").outputs[0]
         filename = build_op(scope, "PlaceholderWithDefault", [filename],
@@ -186,7 +187,7 @@ class Saver:
             sharded=self._sharded, keep_checkpoint_every_n_hours=self._keep_hours, version=V2)
 
     def _add_save(self, scope: Scope, prefix: Output, names: Sequence[str], suffix: str = ""):
-        sub = scope.with_sub_scope("SaveV2" + suffix)
+        sub = exact_sub_scope(scope, "SaveV2" + suffix)
         tensor_names = _const(sub, np.array(names, dtype=object), "tensor_names")
         slices = _const(sub, np.array([""] * len(names), dtype=object), "shape_and_slices")
         tensors = [_save_tensor(self._vars[n]) for n in names]
@@ -195,7 +196,7 @@ class Saver:
 
     def _add_restore(self, scope: Scope, prefix: Output, names: Sequence[str],
                      suffix: str = "") -> list:
-        sub = scope.with_sub_scope("RestoreV2" + suffix)
+        sub = exact_sub_scope(scope, "RestoreV2" + suffix)
         tensor_names = _const(sub, np.array(names, dtype=object), "tensor_names")
         slices = _const(sub, np.array([""] * len(names), dtype=object), "shape_and_slices")
         dtypes = tuple(self._vars[n].dtype.base_dtype for n in names)
@@ -245,16 +246,16 @@ class Saver:
         for k, device in enumerate(devices):
             sfx = f"_{k}" if k else ""
             dev_scope = scope.with_device(device)
-            shard = _const(dev_scope.with_sub_scope("ShardedFilename" + sfx),
+            shard = _const(exact_sub_scope(dev_scope, "ShardedFilename" + sfx),
                            np.array(k, np.int32), "shard")
             fname = build_op(dev_scope, "ShardedFilename", [tmp_prefix, shard, num_shards],
                              name="ShardedFilename" + sfx).outputs[0]
             save = self._add_save(dev_scope, fname, by_device[device], sfx)
             saves.append(build_op(dev_scope.with_control_dependencies([save]), "Identity",
-                                  [fname], name="control_dependency" + sfx).op)
+                                  [fname], name="control_dependency" + sfx))
             shard_files.append(fname)
         first = scope.with_device(devices[0])
-        merge_scope = first.with_sub_scope("MergeV2Checkpoints").with_control_dependencies(saves)
+        merge_scope = exact_sub_scope(first, "MergeV2Checkpoints").with_control_dependencies(saves)
         prefixes = build_op(merge_scope, "Pack", [shard_files], {"axis": 0},
                             name="checkpoint_prefixes").outputs[0]
         merge = build_op(first, "MergeV2Checkpoints", [prefixes, filename],
@@ -268,7 +269,7 @@ class Saver:
             assigns = self._add_restore(dev_scope, filename, by_device[device], sfx)
             shard_restores.append(build_op(dev_scope.with_control_dependencies(assigns), "NoOp",
                                            [], name="restore_shard" + sfx))
-        all_scope = scope.with_sub_scope("restore_all")
+        all_scope = exact_sub_scope(scope, "restore_all")
         noops = [build_op(all_scope.with_device(d).with_control_dependencies([r]), "NoOp", [],
                           name="NoOp") for d, r in zip(devices, shard_restores)]
         restore_op = build_op(scope.with_control_dependencies(noops), "NoOp", [],
