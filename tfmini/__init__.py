@@ -35,7 +35,7 @@ from tfmini.core.dtypes import (
 )
 from tfmini.core.function import FuncGraph  # noqa: E402
 from tfmini.compat import *  # noqa: E402,F401,F403  (TF2 switches: no-ops here)
-from tfmini.core.serialize import import_graph_def  # noqa: E402
+from tfmini.ops.io import import_graph_def  # noqa: E402  (dicts, GraphDef protos, bytes, text)
 from tfmini.core import inspect as _inspect  # noqa: E402,F401  (installs Graph.to_dot, to_networkx)
 from tfmini.ops.common.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
 from tfmini.gradients import (  # noqa: E402
@@ -85,6 +85,7 @@ from tfmini import data, io  # noqa: E402  (tm.data, tm.io: tf.compat.v1.data / 
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
+from tfmini import graph_util  # noqa: E402  (tm.graph_util: freezing)
 from tfmini import contrib  # noqa: E402  (tm.contrib.opt)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)

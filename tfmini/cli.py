@@ -3,7 +3,9 @@
 ``tfmini demo`` builds a small regression model on synthetic data, differentiates its loss
 with ``tm.gradients``, trains it in a Session, prints the loss as it falls, and writes the
 graph as DOT. ``tfmini ops``
-lists the registered op types.
+lists the registered op types. ``tfmini inspect-checkpoint PATH [--values] [--name NAME]``
+lists a checkpoint's tensors; ``tfmini graph FILE`` writes a .json/.pb/.pbtxt graph as DOT
+(``--format svg|png`` through Graphviz).
 """
 
 from __future__ import annotations
@@ -89,6 +91,52 @@ def _list_ops(out=sys.stdout) -> None:
         print(f"{name}({ins}) -> ({outs})", file=out)
 
 
+def inspect_checkpoint(path: str, values: bool = False, name: str | None = None,
+                       out=sys.stdout) -> int:
+    """Prints a checkpoint's tensors (``name (DT_FLOAT) [2,3]``), optionally with values."""
+    import tfmini as tm
+    from tfmini.ops import io as io_family
+
+    reader = tm.train.load_checkpoint(path)
+    shapes = reader.get_variable_to_shape_map()
+    names = [name] if name else sorted(shapes)
+    for key in names:
+        value = reader.get_tensor(key) if (values or name) else None
+        dtype = reader.get_variable_to_dtype_map()[key]
+        dims = ",".join(str(d) for d in shapes[key])
+        print(f"{key} ({io_family.bundle.dtype_name(dtype.enum)}) [{dims}]", file=out)
+        if value is not None:
+            print(np.array2string(np.asarray(value), threshold=1000), file=out)
+    return 0
+
+
+def graph_to_dot_file(path: str, output: str | None = None, fmt: str = "dot",
+                      out=sys.stdout) -> int:
+    """Writes a graph file (.json, .pb, .pbtxt) as DOT, or SVG/PNG through Graphviz."""
+    import shutil
+    import subprocess
+
+    import tfmini as tm
+
+    g = tm.Graph()
+    with g.as_default():
+        tm.import_graph_def(tm.io.read_graph_def(path), name="")
+    dot = g.to_dot()
+    target = output or (path.rsplit(".", 1)[0] + "." + fmt)
+    if fmt == "dot":
+        with open(target, "w") as f:
+            f.write(dot)
+    else:
+        exe = shutil.which("dot")
+        if exe is None:
+            raise SystemExit(f"tfmini graph: writing {fmt.upper()} needs Graphviz's 'dot' "
+                             "program; install Graphviz (e.g. apt-get install graphviz) or "
+                             "use --format dot")
+        subprocess.run([exe, f"-T{fmt}", "-o", target], input=dot.encode(), check=True)
+    print(f"{len(g.get_operations())} ops written to {target}", file=out)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tfmini", description="tfmini: a TF1-style graph engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -98,7 +146,21 @@ def main(argv: list[str] | None = None) -> int:
     p_demo.add_argument("--seed", type=int, default=0)
     p_demo.add_argument("--dot", default="demo_graph.dot", help="where to write the DOT file")
     sub.add_parser("ops", help="list the registered op types")
+    p_ins = sub.add_parser("inspect-checkpoint",
+                           help="list a checkpoint's tensors (names, dtypes, shapes)")
+    p_ins.add_argument("path", help="checkpoint prefix or directory")
+    p_ins.add_argument("--values", action="store_true", help="also print the values")
+    p_ins.add_argument("--name", help="only this tensor (with its value)")
+    p_graph = sub.add_parser("graph", help="write a .json/.pb/.pbtxt graph as DOT (or SVG/PNG)")
+    p_graph.add_argument("file")
+    p_graph.add_argument("-o", "--output", help="output file (default: FILE with the format's "
+                         "extension)")
+    p_graph.add_argument("--format", choices=["dot", "svg", "png"], default="dot")
     args = parser.parse_args(argv)
+    if args.command == "inspect-checkpoint":
+        return inspect_checkpoint(args.path, values=args.values, name=args.name)
+    if args.command == "graph":
+        return graph_to_dot_file(args.file, args.output, args.format)
     if args.command == "demo":
         demo(steps=args.steps, batch=args.batch, dot_path=args.dot, seed=args.seed)
     elif args.command == "ops":

@@ -14,7 +14,7 @@ from tfmini.core.wrappers import OpWrapper, op_class
 # modules); the grad modules then register the gradient functions (and mark the ops that have
 # none). No front imports a grad module, so the families' fronts import each other one way.
 from tfmini.ops import array, math, nn, control_flow, variables  # noqa: F401,E402
-from tfmini.ops import data_flow, random, tpu_embedding  # noqa: F401,E402
+from tfmini.ops import data_flow, random, tpu_embedding, io  # noqa: F401,E402
 from tfmini.ops import data  # noqa: F401,E402  (after random: shuffle uses its Philox stream)
 from tfmini.ops.array import grad as _array_grad  # noqa: F401,E402
 from tfmini.ops.math import grad as _math_grad  # noqa: F401,E402

@@ -3,19 +3,39 @@
 ``Optimizer`` and its subclasses ``GradientDescentOptimizer``, ``MomentumOptimizer``,
 ``AdagradOptimizer``, ``AdamOptimizer``; ``DropStaleGradientOptimizer`` (also
 ``tm.contrib.opt``); the global step functions; and, as in TensorFlow,
-``global_variables``/``trainable_variables``. This package sits above ``tfmini.gradients``
+``global_variables``/``trainable_variables``; checkpoints (``Saver``, the ``checkpoint`` state
+file, ``load_checkpoint`` and friends, ``docs/checkpoints.md``) and MetaGraphDef export/import.
+This package sits above ``tfmini.gradients``
 and builds only with the ops layer: it never imports the runtime.
 """
 
 from __future__ import annotations
 
+from tfmini.ops.io import write_graph
 from tfmini.ops.variables import global_variables, trainable_variables
 from tfmini.train.adagrad import AdagradOptimizer
 from tfmini.train.adam import AdamOptimizer
+from tfmini.train.checkpoint_management import (
+    checkpoint_exists,
+    get_checkpoint_mtimes,
+    get_checkpoint_state,
+    latest_checkpoint,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
+from tfmini.train.checkpoint_utils import (
+    NewCheckpointReader,
+    init_from_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 from tfmini.train.drop_stale import DropStaleGradientOptimizer
 from tfmini.train.gradient_descent import GradientDescentOptimizer
+from tfmini.train.meta_graph import export_meta_graph
 from tfmini.train.momentum import MomentumOptimizer
 from tfmini.train.optimizer import Optimizer
+from tfmini.train.saver import Saver, import_meta_graph
 from tfmini.train.training_util import (
     assert_global_step,
     create_global_step,
@@ -30,12 +50,27 @@ __all__ = [
     "DropStaleGradientOptimizer",
     "GradientDescentOptimizer",
     "MomentumOptimizer",
+    "NewCheckpointReader",
     "Optimizer",
+    "Saver",
     "assert_global_step",
+    "checkpoint_exists",
     "create_global_step",
+    "export_meta_graph",
+    "get_checkpoint_mtimes",
+    "get_checkpoint_state",
     "get_global_step",
     "get_or_create_global_step",
     "global_step",
     "global_variables",
+    "import_meta_graph",
+    "init_from_checkpoint",
+    "latest_checkpoint",
+    "list_variables",
+    "load_checkpoint",
+    "load_variable",
+    "remove_checkpoint",
     "trainable_variables",
+    "update_checkpoint_state",
+    "write_graph",
 ]

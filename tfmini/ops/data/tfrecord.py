@@ -17,40 +17,9 @@ import struct
 from collections.abc import Iterator
 
 from tfmini import errors
+from tfmini.ops.common.crc32c import masked_crc32c  # shared with the checkpoint files
 
 __all__: list[str] = []
-
-_POLY = 0x82F63B78  # CRC-32C (Castagnoli), reflected
-_MASK_DELTA = 0xA282EAD8
-
-
-def _make_table() -> list[int]:
-    table = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ _POLY if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_TABLE = _make_table()
-
-
-def crc32c(data: bytes, crc: int = 0) -> int:
-    """The CRC-32C of ``data`` (continuing from ``crc``), table driven, one byte at a time."""
-    table = _TABLE
-    c = crc ^ 0xFFFFFFFF
-    for b in data:
-        c = table[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def masked_crc32c(data: bytes) -> int:
-    """TensorFlow's masked CRC (``crc32c::Mask``): rotate right by 15 and add a constant, so a
-    CRC stored inside checksummed data does not checksum to itself."""
-    c = crc32c(data)
-    return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
 
 
 def encode_record(data: bytes) -> bytes:

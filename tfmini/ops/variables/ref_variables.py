@@ -297,12 +297,12 @@ class RefVariable(Variable):
                  import_scope: str | None = None, constraint=None,
                  use_resource: bool | None = None, synchronization=None, aggregation=None,
                  shape: Any = None):  # noqa: D107
-        if variable_def is not None:
-            raise NotImplementedError("RefVariable cannot be re-created from a variable_def")
         del use_resource
+        # With a variable_def (an imported graph) the Python object is re-created over the
+        # existing VariableV2, Assign and read ops, as for resource variables.
         super().__init__(initial_value, trainable, collections, validate_shape, caching_device,
-                         name, None, dtype, import_scope, constraint, True, synchronization,
-                         aggregation, shape)
+                         name, variable_def, dtype, import_scope, constraint, True,
+                         synchronization, aggregation, shape)
 
     # -- what differs from a resource variable (see Variable._init_from_args) -------------
     _MISSING_INITIAL_VALUE = "initial_value must be specified."

@@ -1,0 +1,30 @@
+"""The io family: TensorFlow's checkpoint ops and file formats.
+
+* ``io_ops``: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename, ShardedFilespec;
+* ``string_ops``: StringJoin and StaticRegexFullMatch (a sharded Saver's graph uses them);
+* ``bundle``: the V2 checkpoint (``.index`` + ``.data-?????-of-?????``) reader and writer;
+* ``table``: the sorted-table format of the ``.index`` file;
+* ``protos``: TensorFlow's protobuf messages (GraphDef, MetaGraphDef, SaverDef, bundle
+  entries, CheckpointState);
+* ``graph_proto`` / ``graph_io``: GraphDef protobuf <-> tfmini graphs, ``write_graph``,
+  ``import_graph_def`` of binary and text GraphDefs.
+
+See ``docs/checkpoints.md``.
+"""
+
+from __future__ import annotations
+
+# For the train layer and tools (not part of tm.*): the formats themselves.
+from tfmini.ops.io import bundle, graph_proto, protos  # noqa: F401
+from tfmini.ops.io import graph_io as _graph_io
+from tfmini.ops.io import io_ops as _io_ops
+from tfmini.ops.io import string_ops as _string_ops
+from tfmini.ops.io.graph_io import *  # noqa: F403
+from tfmini.ops.io.graph_io import (  # noqa: F401  (tm.io, tm.train, tm.graph_util)
+    graph_def_to_proto,
+    read_graph_def,
+    write_graph,
+)
+
+_PARTS = (_io_ops, _string_ops, _graph_io)
+__all__ = sorted({name for part in _PARTS for name in part.__all__})
