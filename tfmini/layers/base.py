@@ -42,13 +42,14 @@ def to_snake_case(name: str) -> str:
 
 
 def _unique_layer_name(base: str) -> str:
-    # Keras's backend.unique_object_name: one counter per base name per graph.
+    # Keras's backend.unique_object_name as the TF1 layers call it (one-based: the first
+    # Dense of a graph is named "dense_1", though its variable scope is "dense").
     graph = root_graph(get_default_graph())
     with _NAME_LOCK:
         uids = _NAME_UIDS.setdefault(graph, {})
-        n = uids.get(base, 0)
-        uids[base] = n + 1
-    return base if n == 0 else f"{base}_{n}"
+        n = uids.get(base, 0) + 1
+        uids[base] = n
+    return f"{base}_{n}"
 
 
 def add_elements_to_collection(elements: list, key: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tfmini.core.scope import name_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.layers.base import InputSpec, Layer
 from tfmini.layers.utils import smart_cond
@@ -85,7 +86,17 @@ class Dense(Layer):
         if rank == 2 or rank is None:
             outputs = math.matmul(inputs, self.kernel)
         else:
-            outputs = math.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            # TensorFlow's tensordot over the last axis: Reshape, MatMul, Reshape.
+            with name_scope("Tensordot"):
+                dims = inputs.shape.as_list()
+                flat = array.reshape(inputs, [-1, dims[-1]])
+                product = math.matmul(flat, self.kernel)
+                if all(d is not None for d in dims[:-1]):
+                    out_shape = dims[:-1] + [self.units]
+                else:
+                    out_shape = array.concat(
+                        [array.shape(inputs)[:-1], array.constant([self.units])], 0)
+                outputs = array.reshape(product, out_shape)
             outputs.set_shape(inputs.shape.as_list()[:-1] + [self.units])
         if self.use_bias:
             outputs = nn.bias_add(outputs, self.bias)

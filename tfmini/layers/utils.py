@@ -17,7 +17,8 @@ def static_bool(pred: Any) -> bool | None:
     """The value of ``pred`` when known at build time, else None.
 
     Raises:
-        TypeError: ``pred`` is a tensor that is not bool (Keras's message).
+        TypeError: ``pred`` is a tensor that is not bool (TensorFlow's message, from the
+            Switch op its smart_cond builds).
     """
     if isinstance(pred, bool) or pred is None:
         return pred
@@ -26,8 +27,8 @@ def static_bool(pred: Any) -> bool | None:
     if is_symbolic(pred):
         t = convert_to_tensor(pred)
         if t.dtype.name != "bool":
-            raise TypeError(f"`pred` must be a Tensor, or a Python bool, or 1 or 0. "
-                            f"Found instead: {type(pred)}")
+            raise TypeError(f"Input 'pred' of 'Switch' Op has type {t.dtype.name} that does "
+                            "not match expected type of bool.")
         value = constant_value(t)
         return None if value is None else bool(value)
     return bool(pred)

@@ -47,7 +47,7 @@ class Reduction:
     def validate(cls, key: str) -> None:
         """Raises ``ValueError`` for an unknown key."""
         if key not in cls.all():
-            raise ValueError(f"Invalid Reduction Key {key}.")
+            raise ValueError(f"Invalid Reduction Key {key}. Key should be one of {cls.all()}.")
 
 
 def add_loss(loss: Any, loss_collection: str | None = GraphKeys.LOSSES) -> None:

@@ -28,8 +28,10 @@ __all__ = [
 def metric_variable(shape: list, dtype: Any, validate_shape: bool = True,
                     name: str | None = None) -> Variable:
     """A zero-initialised local variable for a metric's state."""
+    # TF1 graphs (tf.compat.v1 with v2 behaviour off) keep metric state in reference
+    # variables, so updates are AssignAdd ops as there.
     return Variable(
-        lambda: array.zeros(shape, dtype), trainable=False,
+        lambda: array.zeros(shape, dtype), trainable=False, use_resource=False,
         collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
         validate_shape=validate_shape, name=name)
 
@@ -365,7 +367,8 @@ def auc(labels: Any, predictions: Any, weights: Any = None, num_thresholds: int 
 
         def compute_auc(tp, fn, tn, fp, name):
             if curve == "PR" and summation_method == "careful_interpolation":
-                return interpolate_pr_auc(tp, fp, fn, name)
+                # TensorFlow names it after the helper, not value/update_op.
+                return interpolate_pr_auc(tp, fp, fn, "interpolate_pr_auc")
             rec = math.divide(math.add(tp, epsilon), math.add(math.add(tp, fn), epsilon))
             if curve == "ROC":
                 x = math.divide(fp, math.add(math.add(fp, tn), epsilon))
@@ -469,7 +472,8 @@ def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = Non
         if weights is None:
             w = math.cast(array.ones_like(p), float64)
         else:
-            w = array.reshape(math.cast(_broadcast_weights(weights, predictions), float64), [-1])
+            w = array.reshape(_broadcast_weights(math.cast(convert_to_tensor(weights), float64),
+                                                 math.cast(predictions, float64)), [-1])
         indices = array.stack([lab, p], axis=1)
         current = array.scatter_nd(indices, w, array.constant([num_classes, num_classes],
                                                               dtype=int64))
@@ -486,9 +490,9 @@ def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = Non
             denominator = math.where(math.greater(denominator, 0), denominator,
                                      array.ones_like(denominator))
             iou = math.divide(diag, denominator)
+            # TensorFlow names the reduction, not the result (``mean_iou/Select_1``).
             return math.where(math.greater(valid, 0),
-                              math.truediv(math.reduce_sum(iou, name="mean_iou"), valid), 0.0,
-                              name=name)
+                              math.truediv(math.reduce_sum(iou, name=name), valid), 0.0)
 
         value = compute(total_cm, "mean_iou")
         _collect(metrics_collections, value)
