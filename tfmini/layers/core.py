@@ -10,7 +10,7 @@ from typing import Any
 from tfmini.core.scope import name_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.layers.base import InputSpec, Layer
-from tfmini.layers.utils import smart_cond
+from tfmini.layers.utils import smart_cond, static_bool
 from tfmini.ops import array, math, nn
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
@@ -203,7 +203,21 @@ class Dropout(Layer):
             return nn.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed,
                               rate=self.rate)
 
-        return smart_cond(training, dropped, lambda: array.identity(inputs))
+        if static_bool(training) is not None:
+            return smart_cond(training, dropped, lambda: array.identity(inputs))
+        # A tensor ``training``: the cond builds only the mask (0 or 1 / (1 - rate)) from the
+        # input's shape, so the gradient reaches ``inputs`` through a Mul outside the cond
+        # and the cond's random draw never runs again to differentiate it. The draw is
+        # TensorFlow's (same shape, seed and stream position), made only when training.
+        shape = array.shape(inputs)
+        dtype = inputs.dtype
+
+        def mask():
+            return nn.dropout(array.ones(shape, dtype=dtype), noise_shape=self.noise_shape,
+                              seed=self.seed, rate=self.rate)
+
+        keep = smart_cond(training, mask, lambda: array.ones(shape, dtype=dtype))
+        return math.multiply(inputs, keep)
 
 
 def dropout(inputs: Any, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
