@@ -23,6 +23,9 @@ FORBIDDEN = {
     "contrib": {"runtime", "keras", "tpu"},
     "keras": {"runtime", "tpu"},
     "tpu": {"runtime", "keras"},
+    "layers": {"runtime", "train", "keras", "tpu"},
+    "losses": {"runtime", "train", "keras", "tpu", "layers", "metrics"},
+    "metrics": {"runtime", "train", "keras", "tpu", "layers", "losses"},
 }
 
 

@@ -417,6 +417,54 @@ def data_pipeline_training(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 10. A tf.layers convnet: conv2d, batch norm with a training placeholder, max pooling,
+#    flatten, dropout, dense; tf.losses and tf.metrics; Adam with UPDATE_OPS as TF1 programs
+#    write it.
+# --------------------------------------------------------------------------------------------
+def layers_convnet(tf):
+    rng = np.random.RandomState(3)
+    data_x = rng.rand(16, 8, 8, 1).astype(np.float32)
+    data_y = rng.randint(0, 4, size=16).astype(np.int64)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 1], name="x")
+        y = tf.placeholder(tf.int64, [None], name="y")
+        training = tf.placeholder(tf.bool, [], name="training")
+        h = tf.layers.conv2d(x, 8, 3, padding="same", use_bias=False,
+                             kernel_initializer=tf.glorot_uniform_initializer(seed=1))
+        h = tf.nn.relu(tf.layers.batch_normalization(h, training=training))
+        h = tf.layers.max_pooling2d(h, 2, 2)
+        h = tf.layers.flatten(h)
+        h = tf.layers.dense(h, 16, activation=tf.nn.relu,
+                            kernel_initializer=tf.glorot_uniform_initializer(seed=2))
+        h = tf.layers.dropout(h, 0.25, training=training, seed=3)
+        logits = tf.layers.dense(h, 4, kernel_initializer=tf.glorot_uniform_initializer(seed=4))
+        loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+        acc, acc_update = tf.metrics.accuracy(y, tf.argmax(logits, 1))
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+        init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
+        names = [v.name for v in tf.global_variables()]
+
+    out = {"loss": [], "accuracy": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        train = {x: data_x, y: data_y, training: True}
+        for _ in range(5):
+            l_val, _ = sess.run([loss, train_op], feed_dict=train)
+            out["loss"].append(l_val)
+        evaluate = {x: data_x, y: data_y, training: False}
+        for half in (slice(0, 8), slice(8, 16)):
+            sess.run(acc_update, {x: data_x[half], y: data_y[half], training: False})
+            out["accuracy"].append(sess.run(acc))
+        out["eval_loss"] = sess.run(loss, feed_dict=evaluate)
+    out["names"] = [n for n in names if "Adam" not in n and "power" not in n]
+    out["output_names"] = [loss.name, logits.name, acc.name]
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -427,6 +475,7 @@ SCRIPTS = {
     "seeded_mlp": seeded_mlp,
     "convnet": convnet,
     "data_pipeline_training": data_pipeline_training,
+    "layers_convnet": layers_convnet,
 }
 
 
@@ -505,3 +554,7 @@ def test_convnet():
 
 def test_data_pipeline_training():
     _check("data_pipeline_training")
+
+
+def test_layers_convnet():
+    _check("layers_convnet")

@@ -86,7 +86,8 @@ from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOpti
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import graph_util  # noqa: E402  (tm.graph_util: freezing)
-from tfmini import contrib  # noqa: E402  (tm.contrib.opt)
+from tfmini import contrib  # noqa: E402  (tm.contrib.opt, tm.contrib.layers)
+from tfmini import layers, losses, metrics  # noqa: E402  (tm.layers, tm.losses, tm.metrics)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 python_io = io  # tf.compat.v1.python_io: the TFRecord writer and iterator

@@ -24,6 +24,7 @@ from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # the plain kernels: sums in a fixed order
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.compat.v1.layers run on tf_keras
 
 import tensorflow.compat.v1 as tf  # noqa: E402
 import tf_keras  # noqa: E402

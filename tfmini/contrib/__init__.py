@@ -1,7 +1,8 @@
-"""``tm.contrib``: what tfmini keeps of TensorFlow 1's ``tf.contrib`` (``tm.contrib.opt``)."""
+"""``tm.contrib``: what tfmini keeps of TensorFlow 1's ``tf.contrib`` (``tm.contrib.opt``,
+``tm.contrib.layers``)."""
 
 from __future__ import annotations
 
-from tfmini.contrib import opt
+from tfmini.contrib import layers, opt
 
-__all__ = ["opt"]
+__all__ = ["layers", "opt"]

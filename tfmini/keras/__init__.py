@@ -6,6 +6,6 @@ comes from ``tfmini.core.context``).
 
 from __future__ import annotations
 
-from tfmini.keras import initializers, optimizers
+from tfmini.keras import initializers, optimizers, regularizers
 
-__all__ = ["initializers", "optimizers"]
+__all__ = ["initializers", "optimizers", "regularizers"]
