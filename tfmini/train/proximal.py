@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from tfmini.core.convert import convert_to_tensor
-from tfmini.ops.math import cast
 from tfmini.train.optimizer import Optimizer, ref_of, training_op
 
 
@@ -28,7 +27,10 @@ class _ProximalBase(Optimizer):
         ]
 
     def _hyper(self, dtype) -> list:
-        return [cast(t, dtype) for t in self._tensors]
+        # TF1's proximal optimizers pass their float32 hyper-parameters uncast: a float64
+        # variable fails to build with TypeError, as in TensorFlow.
+        del dtype
+        return list(self._tensors)
 
     def _var_inputs(self, var, get) -> list:
         return [get(var)]
