@@ -234,13 +234,14 @@ def cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, alpha: 
         ValueError: ``global_step`` is None.
     """
     _require(global_step, "cosine_decay")
-    with name_scope(name, "CosineDecay") as scope:
+    # TensorFlow leaves the last op unnamed here: the result reads "CosineDecay/Mul_3:0".
+    with name_scope(name, "CosineDecay"):
         lr, dtype, step = _start(learning_rate, global_step)
         steps = cast(decay_steps, dtype)
         fraction = minimum(step, steps) / steps
         cosine = 0.5 * (1.0 + cos(constant(math.pi, dtype=dtype) * fraction))
         decayed = (1 - alpha) * cosine + alpha
-        return multiply(lr, decayed, name=scope)
+        return multiply(lr, decayed)
 
 
 def cosine_decay_restarts(learning_rate: Any, global_step: Any, first_decay_steps: Any,

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from attrs import evolve
+
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.dtypes import float16, float32, float64
 from tfmini.core.graph import Operation
@@ -43,7 +45,9 @@ def _zero_debias(shadow: Any, value: Any, one_minus_decay: Any) -> Any:
     """The unbiased update of ``shadow`` (TensorFlow's ``_zero_debias``): a biased average
     and a step count beside it, the shadow set to ``biased / (1 - decay**steps)``."""
     base = shadow.op.name
-    with scope_context(init_scope()):
+    # Named from the shadow's name, never the surrounding name scope (TensorFlow makes them
+    # with get_variable in the variable scope of the shadow).
+    with scope_context(evolve(init_scope(), name_prefix="")):
         biased = Variable(lambda: zeros(shadow.shape.as_list(), dtype=shadow.dtype),
                           name=f"{base}/biased", trainable=False)
         local_step = Variable(lambda: zeros([], dtype=shadow.dtype),

@@ -1,5 +1,6 @@
-"""Training ops (tfmini/ops/variables/training_ops.py and training_ops_more.py): TF 2.21 goldens through the resource
-and the ref spelling, TensorFlow's training_ops_test cases, errors, concurrency and rollback."""
+"""Training ops (tfmini/ops/variables/training_ops.py and training_ops_more.py): TF 2.21
+goldens through the resource and the ref spelling, TensorFlow's training_ops_test cases,
+errors, concurrency and rollback."""
 
 from __future__ import annotations
 
