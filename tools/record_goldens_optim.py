@@ -116,6 +116,16 @@ def record_decays() -> None:
         records[f"decay/{case}/values"] = np.array(values)
         records[f"decay/{case}/name"] = np.array(lr.name)
     records["decay/steps"] = STEPS
+    # The noisy schedule: its noise is a random_normal op seeded from the graph seed.
+    g = tf.Graph()
+    with g.as_default():
+        v1.set_random_seed(3)
+        step = v1.placeholder(tf.int64, [], name="step")
+        lr = v1.train.noisy_linear_cosine_decay(0.1, step, 30)
+        with v1.Session(graph=g) as sess:
+            values = [sess.run(lr, {step: s}) for s in STEPS]
+    records["noisy/values"] = np.array(values)
+    records["noisy/name"] = np.array(lr.name)
 
 
 def record_ema() -> None:
