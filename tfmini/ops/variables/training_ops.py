@@ -29,6 +29,10 @@ so two ops never deadlock): concurrent updates lose nothing, with or without
 variable's spare buffer and swaps (:meth:`VariableResource.scratch`); a sparse one changes
 the rows in place when nobody else holds the array (:meth:`VariableResource.begin_update`).
 Either way a failed ``Session.run`` puts the old values back.
+
+The helpers without an underscore (``resolve_var``, ``locked_all``, ``check_var``,
+``apply_shape``, ``duplicate_rounds``...) are shared with ``training_ops_more`` (the
+RMSProp, Adadelta, FTRL, proximal and AdagradDA updates); they are not part of ``tm.*``.
 """
 
 from __future__ import annotations
