@@ -7,6 +7,10 @@ Cases:
   NumPy: ``w -= lr * g``.
 * ``adagrad dense``: ResourceApplyAdagrad on the same; NumPy: ``a += g * g;
   w -= lr * g / sqrt(a)``.
+* ``rmsprop dense``: ResourceApplyRMSProp (momentum 0.9) on the same; NumPy: ``ms +=
+  (g * g - ms) * (1 - rho); mom[...] = mom * momentum + lr * g / sqrt(ms + eps); w -= mom``.
+* ``ftrl dense``: ResourceApplyFtrl (l1 0.001, power -0.5) on the same; NumPy: FTRL's
+  accumulator, linear and closed-form weight update written directly (``np.where``).
 * ``adagrad sparse``: ResourceSparseApplyAdagrad of 4096 distinct ids (fed, new ones each
   step) into a 100000x64 float32 embedding table; NumPy: ``a[ids] += g * g;
   w[ids] -= lr * g / sqrt(a[ids])``.
@@ -78,6 +82,55 @@ def dense_case(adagrad: bool):
     return tfmini_step, numpy_step, sess
 
 
+def _hyper_case(kind: str):
+    """(tfmini step, numpy step) for the dense RMSProp or FTRL update."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal(DENSE).astype(np.float32)
+    grads = [rng.standard_normal(DENSE).astype(np.float32) * 1e-3 for _ in range(4)]
+    f = np.float32
+    lr, rho, momentum, eps = f(0.01), f(0.9), f(0.9), f(1e-6)
+    l1, l2 = f(0.001), f(0.0)
+    slot0 = (np.ones if kind == "rmsprop" else lambda s, d: np.full(s, 0.1, d))(DENSE,
+                                                                                np.float32)
+    g = tm.Graph()
+    with g.as_default():
+        w, init_w = _variable(w0, "w")
+        s1, init_1 = _variable(slot0, "s1")
+        s2, init_2 = _variable(np.zeros(DENSE, np.float32), "s2")
+        grad = tm.placeholder(tm.float32, DENSE, name="grad")
+        if kind == "rmsprop":
+            op = R.ResourceApplyRMSProp(var=w, ms=s1, mom=s2, lr=lr, rho=rho,
+                                        momentum=momentum, epsilon=eps, grad=grad)
+        else:
+            op = R.ResourceApplyFtrl(var=w, accum=s1, linear=s2, grad=grad, lr=lr, l1=l1,
+                                     l2=l2, lr_power=f(-0.5))
+    sess = tm.Session(graph=g)
+    sess.run([init_w, init_1, init_2])
+    counter = [0]
+
+    def tfmini_step():
+        counter[0] += 1
+        sess.run(op, {grad: grads[counter[0] & 3]})
+
+    nw, n1, n2 = w0.copy(), slot0.copy(), np.zeros(DENSE, np.float32)
+
+    def numpy_step():
+        counter[0] += 1
+        gr = grads[counter[0] & 3]
+        if kind == "rmsprop":
+            n1[...] += (gr * gr - n1) * (1 - rho)
+            n2[...] = n2 * momentum + lr * gr / np.sqrt(n1 + eps)
+            nw[...] -= n2
+        else:
+            new_a = n1 + gr * gr
+            n2[...] += gr - (np.sqrt(new_a) - np.sqrt(n1)) / lr * nw
+            quad = np.sqrt(new_a) / lr + 2 * l2
+            nw[...] = np.where(np.abs(n2) > l1, (np.sign(n2) * l1 - n2) / quad, 0)
+            n1[...] = new_a
+
+    return tfmini_step, numpy_step, sess
+
+
 def sparse_case():
     """(tfmini step, numpy step) for the sparse Adagrad update."""
     rng = np.random.default_rng(0)
@@ -137,6 +190,8 @@ def main() -> None:
     results = {}
     for name, make in (("sgd dense 1000x1000", lambda: dense_case(False)),
                        ("adagrad dense 1000x1000", lambda: dense_case(True)),
+                       ("rmsprop dense 1000x1000", lambda: _hyper_case("rmsprop")),
+                       ("ftrl dense 1000x1000", lambda: _hyper_case("ftrl")),
                        (f"adagrad sparse {IDS} ids into {TABLE[0]}x{TABLE[1]}", sparse_case)):
         tf_step, np_step, sess = make()
         with sess:

@@ -465,6 +465,57 @@ def layers_convnet(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 11. An MLP trained with RMSProp (momentum) on an exponentially decayed learning rate, with an
+#    ExponentialMovingAverage of its weights updated after each step (the TF1 idiom); the
+#    losses it prints, the averaged weights, the slot and shadow names.
+# --------------------------------------------------------------------------------------------
+def rmsprop_ema_mlp(tf):
+    rng = np.random.RandomState(5)
+    data_x = rng.randn(32, 4).astype(np.float32)
+    data_y = (data_x[:, :1] * data_x[:, 1:2] - 0.3 * data_x[:, 2:3]).astype(np.float32)
+    w1_init = (rng.randn(4, 8) * 0.4).astype(np.float32)
+    w2_init = (rng.randn(8, 1) * 0.4).astype(np.float32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+        w1 = tf.Variable(w1_init, name="w1")
+        b1 = tf.Variable(tf.zeros([8]), name="b1")
+        w2 = tf.Variable(w2_init, name="w2")
+        b2 = tf.Variable(tf.zeros([1]), name="b2")
+        hidden = tf.nn.tanh(tf.matmul(x, w1) + b1)
+        loss = tf.reduce_mean(tf.square(tf.matmul(hidden, w2) + b2 - y), name="loss")
+        global_step = tf.train.get_or_create_global_step()
+        lr = tf.train.exponential_decay(0.01, global_step, decay_steps=3, decay_rate=0.7,
+                                        staircase=True)
+        opt = tf.train.RMSPropOptimizer(lr, decay=0.9, momentum=0.5, epsilon=1e-6)
+        step_op = opt.minimize(loss, global_step=global_step)
+        ema = tf.train.ExponentialMovingAverage(0.8, num_updates=global_step)
+        with tf.control_dependencies([step_op]):
+            train_op = ema.apply([w1, b1, w2, b2])
+        init = tf.global_variables_initializer()
+
+    out = {"loss": [], "lr": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for step in range(8):
+            l_val, lr_val, _ = sess.run([loss, lr, train_op], feed_dict={x: data_x, y: data_y})
+            print(f"step {step}: loss {l_val:.6f} lr {lr_val:.6f}")
+            out["loss"].append(l_val)
+            out["lr"].append(lr_val)
+        out["final_loss"] = sess.run(loss, feed_dict={x: data_x, y: data_y})
+        out["w1_avg"], out["w2_avg"], out["b2_avg"] = sess.run(
+            [ema.average(w1), ema.average(w2), ema.average(b2)])
+        out["w2"] = sess.run(w2)
+        out["global_step"] = sess.run(global_step)
+    out["slots"] = [opt.get_slot(w1, n).name for n in opt.get_slot_names()]
+    out["names"] = [lr.name, ema.average(w1).name, train_op.name]
+    out["restore"] = sorted(ema.variables_to_restore())
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -476,6 +527,7 @@ SCRIPTS = {
     "convnet": convnet,
     "data_pipeline_training": data_pipeline_training,
     "layers_convnet": layers_convnet,
+    "rmsprop_ema_mlp": rmsprop_ema_mlp,
 }
 
 
@@ -558,3 +610,13 @@ def test_data_pipeline_training():
 
 def test_layers_convnet():
     _check("layers_convnet")
+
+
+def test_rmsprop_ema_mlp():
+    _check("rmsprop_ema_mlp")
+    import tfmini
+
+    # The losses TensorFlow printed, within 1e-5 relative.
+    want = json.loads(GOLDENS.read_text())["rmsprop_ema_mlp"]["loss"]
+    got = run_script("rmsprop_ema_mlp", tfmini)["loss"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=0)

@@ -105,7 +105,107 @@ def _cases():
     add("sparse_adagrad_doc_example", "ResourceSparseApplyAdagrad",
         {"var": np.zeros((3, 1)), "accum": np.full((3, 1), 0.1)},
         [{"lr": 1.0, "grad": np.ones((2, 1)), "indices": np.array([2, 2], np.int32)}])
+    _more_cases(add, r)
     return cases
+
+
+def _more_cases(add, r):
+    """RMSProp, Adadelta, FTRL, the proximal ops, AdagradDA, AdaMax, PowerSign, AddSign
+    (tfmini/ops/variables/training_ops_more.py); drawn after the cases above, so those keep
+    their numbers."""
+    shape = (4, 3)
+    for dtype in ("float32", "float64"):
+        def steps(**fixed):
+            return [{**fixed, "grad": r(*shape)} for _ in range(STEPS)]
+
+        def sparse_steps(idx, itype="int32", **fixed):
+            return [{**fixed, "grad": r(3, 2), "indices": np.array(i, itype)} for i in idx]
+
+        rms = {"lr": 0.05, "rho": 0.9, "momentum": 0.5, "epsilon": 1e-3}
+        add(f"rmsprop_{dtype}", "ResourceApplyRMSProp",
+            {"var": r(*shape), "ms": r(*shape, lo=0.1, hi=1), "mom": r(*shape, lo=0, hi=0.2)},
+            steps(**rms), dtype=dtype)
+        add(f"centered_rmsprop_{dtype}", "ResourceApplyCenteredRMSProp",
+            {"var": r(*shape), "mg": r(*shape, lo=-0.3, hi=0.3), "ms": r(*shape, lo=0.5, hi=1),
+             "mom": r(*shape, lo=0, hi=0.2)}, steps(**rms), dtype=dtype)
+        add(f"adadelta_{dtype}", "ResourceApplyAdadelta",
+            {"var": r(*shape), "accum": r(*shape, lo=0, hi=1),
+             "accum_update": r(*shape, lo=0, hi=1)},
+            steps(lr=1.0, rho=0.95, epsilon=1e-6), dtype=dtype)
+        for power, by_lr in ((-0.5, False), (-0.25, False), (-0.5, True)):
+            ftrl = {"lr": 0.1, "l1": 0.05, "l2": 0.02, "lr_power": power}
+            tag = f"p{int(-power * 100)}_lr{int(by_lr)}_{dtype}"
+            add(f"ftrl_{tag}", "ResourceApplyFtrl",
+                {"var": r(*shape), "accum": r(*shape, lo=0.1, hi=1), "linear": r(*shape)},
+                steps(**ftrl), {"multiply_linear_by_lr": by_lr}, dtype)
+            add(f"ftrlv2_{tag}", "ResourceApplyFtrlV2",
+                {"var": r(*shape), "accum": r(*shape, lo=0.1, hi=1), "linear": r(*shape)},
+                steps(**ftrl, l2_shrinkage=0.3), {"multiply_linear_by_lr": by_lr}, dtype)
+        for l1 in (0.0, 0.3):
+            add(f"proximal_gd_l1{int(l1 * 10)}_{dtype}", "ResourceApplyProximalGradientDescent",
+                {"var": r(*shape)},
+                [{"alpha": 0.2, "l1": l1, "l2": 0.1, "delta": r(*shape)} for _ in range(STEPS)],
+                dtype=dtype)
+            add(f"proximal_adagrad_l1{int(l1 * 10)}_{dtype}", "ResourceApplyProximalAdagrad",
+                {"var": r(*shape), "accum": r(*shape, lo=0.1, hi=1)},
+                steps(lr=0.2, l1=l1, l2=0.1), dtype=dtype)
+            add(f"adagrad_da_l1{int(l1 * 10)}_{dtype}", "ResourceApplyAdagradDA",
+                {"var": r(*shape), "gradient_accumulator": r(*shape),
+                 "gradient_squared_accumulator": r(*shape, lo=0.1, hi=1)},
+                [{"grad": r(*shape), "lr": 0.1, "l1": l1, "l2": 0.05,
+                  "global_step": np.int64(k + 2)} for k in range(STEPS)], dtype=dtype)
+        add(f"adamax_{dtype}", "ResourceApplyAdaMax",
+            {"var": r(*shape), "m": r(*shape, lo=0, hi=0.1), "v": r(*shape, lo=0, hi=0.1)},
+            [{"beta1_power": 0.9 ** (k + 1), "lr": 0.01, "beta1": 0.9, "beta2": 0.999,
+              "epsilon": 1e-7, "grad": r(*shape)} for k in range(STEPS)], dtype=dtype)
+        add(f"powersign_{dtype}", "ResourceApplyPowerSign",
+            {"var": r(*shape), "m": r(*shape)},
+            steps(lr=0.1, logbase=np.log(2.0), sign_decay=0.9, beta=0.9), dtype=dtype)
+        add(f"addsign_{dtype}", "ResourceApplyAddSign", {"var": r(*shape), "m": r(*shape)},
+            steps(lr=0.1, alpha=1.0, sign_decay=0.9, beta=0.9), dtype=dtype)
+        # Sparse: repeated indices (applied in turn) with int32, distinct ones with int64
+        # (float64 only once: the file stays small).
+        for itype, idx in (("int32", [[3, 0, 3], [1, 1, 1], [5, 2, 0]]),
+                           ("int64", [[4, 0, 2], [1, 3, 5], [0, 5, 2]])):
+            if dtype == "float64" and itype == "int32":
+                continue
+            tag = f"{itype}_{dtype}"
+            add(f"sparse_rmsprop_{tag}", "ResourceSparseApplyRMSProp",
+                {"var": r(6, 2), "ms": r(6, 2, lo=0.1, hi=1), "mom": r(6, 2, lo=0, hi=0.2)},
+                sparse_steps(idx, itype, **rms), dtype=dtype)
+            add(f"sparse_centered_rmsprop_{tag}", "ResourceSparseApplyCenteredRMSProp",
+                {"var": r(6, 2), "mg": r(6, 2, lo=-0.3, hi=0.3), "ms": r(6, 2, lo=0.5, hi=1),
+                 "mom": r(6, 2, lo=0, hi=0.2)}, sparse_steps(idx, itype, **rms), dtype=dtype)
+            add(f"sparse_adadelta_{tag}", "ResourceSparseApplyAdadelta",
+                {"var": r(6, 2), "accum": r(6, 2, lo=0, hi=1),
+                 "accum_update": r(6, 2, lo=0, hi=1)},
+                sparse_steps(idx, itype, lr=1.0, rho=0.95, epsilon=1e-6), dtype=dtype)
+            for power in (-0.5, -0.25):
+                ftrl = {"lr": 0.1, "l1": 0.05, "l2": 0.02, "lr_power": power}
+                add(f"sparse_ftrl_p{int(-power * 100)}_{tag}", "ResourceSparseApplyFtrl",
+                    {"var": r(6, 2), "accum": r(6, 2, lo=0.1, hi=1), "linear": r(6, 2)},
+                    sparse_steps(idx, itype, **ftrl), dtype=dtype)
+                add(f"sparse_ftrlv2_p{int(-power * 100)}_{tag}", "ResourceSparseApplyFtrlV2",
+                    {"var": r(6, 2), "accum": r(6, 2, lo=0.1, hi=1), "linear": r(6, 2)},
+                    sparse_steps(idx, itype, **ftrl, l2_shrinkage=0.3), dtype=dtype)
+            add(f"sparse_ftrl_bylr_{tag}", "ResourceSparseApplyFtrl",
+                {"var": r(6, 2), "accum": r(6, 2, lo=0.1, hi=1), "linear": r(6, 2)},
+                sparse_steps(idx, itype, lr=0.1, l1=0.05, l2=0.02, lr_power=-0.5),
+                {"multiply_linear_by_lr": True}, dtype)
+            for l1 in (0.0, 0.3):
+                add(f"sparse_proximal_gd_l1{int(l1 * 10)}_{tag}",
+                    "ResourceSparseApplyProximalGradientDescent", {"var": r(6, 2)},
+                    sparse_steps(idx, itype, alpha=0.2, l1=l1, l2=0.1), dtype=dtype)
+                add(f"sparse_proximal_adagrad_l1{int(l1 * 10)}_{tag}",
+                    "ResourceSparseApplyProximalAdagrad",
+                    {"var": r(6, 2), "accum": r(6, 2, lo=0.1, hi=1)},
+                    sparse_steps(idx, itype, lr=0.2, l1=l1, l2=0.1), dtype=dtype)
+                add(f"sparse_adagrad_da_l1{int(l1 * 10)}_{tag}", "ResourceSparseApplyAdagradDA",
+                    {"var": r(6, 2), "gradient_accumulator": r(6, 2),
+                     "gradient_squared_accumulator": r(6, 2, lo=0.1, hi=1)},
+                    [{"grad": r(3, 2), "indices": np.array(i, itype), "lr": 0.1, "l1": l1,
+                      "l2": 0.05, "global_step": np.int64(k + 2)} for k, i in enumerate(idx)],
+                    dtype=dtype)
 
 
 def main() -> None:

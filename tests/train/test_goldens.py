@@ -1,7 +1,9 @@
 """TF1 optimizer trajectories against TensorFlow 2.21 (tests/goldens/train.npz, recorded by
 tools/record_goldens_train.py with tf.compat.v1 graph mode and resource variables).
 
-Every optimizer (SGD, Momentum, Nesterov, Adagrad, Adam, with non-default hyper-parameters),
+Every optimizer (SGD, Momentum, Nesterov, Adagrad, Adam, RMSProp plain and centered, Adadelta,
+Ftrl with l1/l2/power/shrinkage/beta, proximal GD and Adagrad, AdagradDA, with non-default
+hyper-parameters),
 float32 and float64, a dense model and a sparse one (a gather with repeated ids, so the sparse
 path and its summing of duplicate rows are exercised), five steps: each variable and each slot
 after each step within 1e-5 relative, the global step, and the names of ``opt.variables()``.
@@ -46,10 +48,26 @@ def test_the_goldens_cover_every_optimizer_dense_and_sparse():
     configs = [json.loads(str(GOLDENS[f"{c}/config"])) for c in CASES]
     seen = {(c["optimizer"], c["model"], c["dtype"]) for c in configs}
     for opt in ("GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
-                "AdamOptimizer"):
+                "AdamOptimizer", "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
+                "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer",
+                "AdagradDAOptimizer"):
         for model in ("dense", "sparse"):
             for dtype in ("float32", "float64"):
+                if opt.startswith("Proximal") and dtype == "float64":
+                    continue  # TensorFlow cannot build them (test below)
                 assert (opt, model, dtype) in seen
+
+
+@pytest.mark.parametrize("name", ["ProximalGradientDescentOptimizer",
+                                  "ProximalAdagradOptimizer"])
+def test_proximal_optimizers_do_not_cast_their_hyper_parameters(name):
+    # TF1 passes the float32 learning rate uncast: a float64 variable fails to build, as in
+    # TensorFlow 2.21 ("Input 'grad' of 'ResourceApplyProximalAdagrad' Op has type float64
+    # that does not match type float32 of argument 'lr'.").
+    with tm.Graph().as_default():
+        v = tm.Variable(np.ones(2), name="v")
+        with pytest.raises(TypeError, match="float64"):
+            getattr(tm.train, name)(0.1).minimize(tm.reduce_sum(v * v))
 
 
 @pytest.mark.parametrize("use_resource", [True, False], ids=["resource", "ref"])
@@ -66,7 +84,9 @@ def test_trajectory_matches_tensorflow(case, use_resource):
                      for k, v in init.items()}
         gs = tm.train.get_or_create_global_step()
         loss = _loss(config["model"], variables, data)
-        opt = getattr(tm.train, config["optimizer"])(**config["kwargs"])
+        # "global_step": true in a config stands for the model's global step (AdagradDA).
+        opt = getattr(tm.train, config["optimizer"])(
+            **{k: (gs if k == "global_step" else v) for k, v in config["kwargs"].items()})
         train = opt.minimize(loss, global_step=gs, gate_gradients=config["gate"])
         assert [v.name for v in opt.variables()] == GOLDENS[f"{case}/variables"].tolist()
         watched = dict(variables)

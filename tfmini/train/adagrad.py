@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from tfmini.core.convert import convert_to_tensor
-from tfmini.ops.array import constant, fill
-from tfmini.ops.array import shape as shape_of
 from tfmini.ops.math import cast
 from tfmini.train.optimizer import Optimizer, ref_of, training_op
 
@@ -39,22 +37,8 @@ class AdagradOptimizer(Optimizer):
         self._learning_rate_tensor = None
 
     def _create_slots(self, var_list):
-        value = self._initial_accumulator_value
         for v in var_list:
-            dtype = v.dtype
-            shape = v.shape
-            if shape.is_fully_defined():
-                def init(shape=shape, dtype=dtype):
-                    # The value converted straight to the dtype (not through float32), as
-                    # TensorFlow's constant_initializer: float64 slots hold exactly 0.1.
-                    return constant(value, dtype=dtype, shape=shape.as_list())
-                validate = True
-            else:
-                def init(v=v, dtype=dtype):
-                    return cast(fill(shape_of(v), value), dtype)
-                validate = False
-            self._get_or_make_slot(v, init, dtype, "accumulator", self._name,
-                                   validate_shape=validate)
+            self._constant_slot(v, self._initial_accumulator_value, "accumulator", self._name)
 
     def _prepare(self) -> None:
         self._learning_rate_tensor = convert_to_tensor(

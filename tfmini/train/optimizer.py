@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from attrs import evolve
-
 from tfmini.core.builder import build_op
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.dtypes import DType, float16, float32, float64, resource
@@ -34,7 +32,7 @@ from tfmini.core.scope import (
 )
 from tfmini.gradients import gradients
 from tfmini.ops.array import shape as shape_of
-from tfmini.ops.array import unique, unsorted_segment_sum, zeros
+from tfmini.ops.array import unique, unsorted_segment_sum
 from tfmini.ops.common.indexed_slices import IndexedSlices
 from tfmini.ops.control_flow import group
 from tfmini.ops.control_flow import tuple as gate_tuple
@@ -43,10 +41,11 @@ from tfmini.ops.variables import (
     Variable,
     get_collection,
     get_collection_ref,
-    get_variable_scope,
     init_scope,
     trainable_variables,
 )
+from tfmini.train import slot_creator
+from tfmini.train.slot_creator import is_ref_variable
 
 # TensorFlow lists them in this (set iteration) order in its message; bfloat16 is one of
 # them although tfmini has no such dtype.
@@ -144,14 +143,6 @@ class _TensorProcessor:
 
     def update_op(self, optimizer: Optimizer, g: Any) -> Any:
         raise NotImplementedError("Trying to update a Tensor ", self._v)
-
-
-def is_ref_variable(v: Any) -> bool:
-    """Whether ``v`` is a reference variable (``tm.Variable(..., use_resource=False)``): its op
-    is a VariableV2 holding the value by reference."""
-    op = getattr(v, "op", None)
-    return isinstance(op, Operation) and op.type in ("VariableV2", "Variable") and hasattr(
-        v, "assign")
 
 
 def _get_processor(v: Any) -> Any:
@@ -473,36 +464,43 @@ class Optimizer:
     def _slot_dict(self, slot_name: str) -> dict:
         return self._slots.setdefault(slot_name, {})
 
-    def _get_or_make_slot(self, var: Any, initial_value: Callable[[], Any], dtype: DType,
-                          slot_name: str, op_name: str, validate_shape: bool = True
-                          ) -> Variable:
-        """The slot ``slot_name`` of ``var``, created on first use as the non-trainable
-        variable ``<var op name>/<op_name>`` (in the current variable scope) holding
-        ``initial_value()``."""
+    def _get_or_make_slot(self, var: Any, val: Any, slot_name: str, op_name: str) -> Variable:
+        """The slot ``slot_name`` of ``var``, created on first use by
+        :func:`slot_creator.create_slot` as ``<var op name>/<op_name>`` holding ``val`` (a
+        tensor, array or callable)."""
         named = self._slot_dict(slot_name)
         key = _var_key(var)
         if key not in named:
-            vs_name = get_variable_scope().name
-            full = f"{var.op.name}/{op_name}"
-            full = f"{vs_name}/{full}" if vs_name else full
-            # Named from the variable scope, never the name scope, as get_variable names; a
-            # reference variable's slots are reference variables (the Apply* ops take refs).
-            with scope_context(evolve(init_scope(), name_prefix="")):
-                named[key] = Variable(initial_value=initial_value, name=full, trainable=False,
-                                      dtype=dtype, validate_shape=validate_shape,
-                                      use_resource=not is_ref_variable(var))
+            named[key] = slot_creator.create_slot(var, val, op_name)
+        return named[key]
+
+    def _get_or_make_slot_with_initializer(self, var: Any, initializer: Callable, shape: Any,
+                                           dtype: DType, slot_name: str,
+                                           op_name: str) -> Variable:
+        """The slot ``slot_name`` of ``var``, created on first use holding
+        ``initializer(shape, dtype)``."""
+        named = self._slot_dict(slot_name)
+        key = _var_key(var)
+        if key not in named:
+            named[key] = slot_creator.create_slot_with_initializer(
+                var, initializer, shape, dtype, op_name)
+        return named[key]
+
+    def _constant_slot(self, var: Any, value: float, slot_name: str, op_name: str) -> Variable:
+        """A slot filled with ``value`` in ``var``'s dtype and shape."""
+        named = self._slot_dict(slot_name)
+        key = _var_key(var)
+        if key not in named:
+            named[key] = slot_creator.create_constant_slot(var, value, op_name)
         return named[key]
 
     def _zeros_slot(self, var: Any, slot_name: str, op_name: str) -> Variable:
         """A slot of zeros shaped and typed as ``var``."""
-        dtype = var.dtype
-        shape = var.shape
-        if shape.is_fully_defined():
-            return self._get_or_make_slot(var, lambda: zeros(shape.as_list(), dtype=dtype),
-                                          dtype, slot_name, op_name)
-        return self._get_or_make_slot(
-            var, lambda: zeros(shape_of(var.initialized_value()), dtype=dtype), dtype,
-            slot_name, op_name, validate_shape=False)
+        named = self._slot_dict(slot_name)
+        key = _var_key(var)
+        if key not in named:
+            named[key] = slot_creator.create_zeros_slot(var, op_name)
+        return named[key]
 
     def _create_non_slot_variable(self, initial_value: Any, name: str,
                                   colocate_with: Any) -> Variable:

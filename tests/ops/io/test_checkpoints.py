@@ -104,7 +104,7 @@ def test_save_restore_max_to_keep_and_state(tmp_path):
             assert paths[-1] == str(tmp_path / "model.ckpt-4")
             assert saver.last_checkpoints == paths[-2:]
             assert not os.path.exists(paths[0] + ".index")
-            assert os.path.exists(paths[0].replace("-1", "-3") + ".meta")
+            assert os.path.exists(str(tmp_path / "model.ckpt-3") + ".meta")
             state = tm.train.get_checkpoint_state(str(tmp_path))
             assert list(state.all_model_checkpoint_paths) == paths[-2:]
             sess.run(w.assign(w * 0))

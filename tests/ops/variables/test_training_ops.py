@@ -1,5 +1,6 @@
-"""Training ops (tfmini/ops/variables/training_ops.py): TF 2.21 goldens through the resource
-and the ref spelling, TensorFlow's training_ops_test cases, errors, concurrency and rollback."""
+"""Training ops (tfmini/ops/variables/training_ops.py and training_ops_more.py): TF 2.21
+goldens through the resource and the ref spelling, TensorFlow's training_ops_test cases,
+errors, concurrency and rollback."""
 
 from __future__ import annotations
 
@@ -75,6 +76,15 @@ def test_goldens_cover_every_update_op():
         "ResourceApplyGradientDescent", "ResourceApplyMomentum", "ResourceApplyAdagrad",
         "ResourceApplyAdagradV2", "ResourceApplyAdam", "ResourceSparseApplyAdagrad",
         "ResourceSparseApplyAdagradV2", "ResourceSparseApplyMomentum",
+        # tfmini/ops/variables/training_ops_more.py
+        "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp", "ResourceApplyAdadelta",
+        "ResourceApplyFtrl", "ResourceApplyFtrlV2", "ResourceApplyProximalGradientDescent",
+        "ResourceApplyProximalAdagrad", "ResourceApplyAdagradDA", "ResourceApplyAdaMax",
+        "ResourceApplyPowerSign", "ResourceApplyAddSign", "ResourceSparseApplyRMSProp",
+        "ResourceSparseApplyCenteredRMSProp", "ResourceSparseApplyAdadelta",
+        "ResourceSparseApplyFtrl", "ResourceSparseApplyFtrlV2",
+        "ResourceSparseApplyProximalGradientDescent", "ResourceSparseApplyProximalAdagrad",
+        "ResourceSparseApplyAdagradDA",
     }
 
 

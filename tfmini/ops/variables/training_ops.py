@@ -29,6 +29,10 @@ so two ops never deadlock): concurrent updates lose nothing, with or without
 variable's spare buffer and swaps (:meth:`VariableResource.scratch`); a sparse one changes
 the rows in place when nobody else holds the array (:meth:`VariableResource.begin_update`).
 Either way a failed ``Session.run`` puts the old values back.
+
+The helpers without an underscore (``resolve_var``, ``locked_all``, ``check_var``,
+``apply_shape``, ``duplicate_rounds``...) are shared with ``training_ops_more`` (the
+RMSProp, Adadelta, FTRL, proximal and AdagradDA updates); they are not part of ``tm.*``.
 """
 
 from __future__ import annotations
@@ -67,7 +71,7 @@ def _var_shape(ic, key: int) -> TensorShape:
     return ic.input_shape(key)
 
 
-def _apply_shape(n_vars: int, scalars: Sequence[int], grad: int,
+def apply_shape(n_vars: int, scalars: Sequence[int], grad: int,
                  indices: int | None = None) -> Callable:
     def shape_fn(ic):
         s = _var_shape(ic, 0)
@@ -93,7 +97,7 @@ def _apply_shape(n_vars: int, scalars: Sequence[int], grad: int,
 # Finding and locking the variables
 
 
-def _resolve(ctx: Any, value: Any) -> VariableResource:
+def resolve_var(ctx: Any, value: Any) -> VariableResource:
     """The storage a var input names: a ref variable's storage, or a resource handle's."""
     if isinstance(value, VariableResource):  # a Ref(T) input: the storage itself
         if value.value is None:
@@ -120,7 +124,7 @@ def _resolve(ctx: Any, value: Any) -> VariableResource:
 
 
 @contextlib.contextmanager
-def _locked(resources: Sequence[VariableResource]):
+def locked_all(resources: Sequence[VariableResource]):
     """Holds the locks of ``resources`` (each once, in one global order: no deadlock)."""
     unique = {id(r): r for r in resources}
     locks = [unique[k].lock for k in sorted(unique)]
@@ -133,7 +137,7 @@ def _locked(resources: Sequence[VariableResource]):
             lock.release()
 
 
-def _check_kernel_dtype(op_type: str, dtype: DType, node: Any, use_locking: bool) -> None:
+def check_kernel_dtype(op_type: str, dtype: DType, node: Any, use_locking: bool) -> None:
     if dtype.name not in _FLOAT_KERNELS:
         raise invalid_argument(
             f"No OpKernel was registered to support Op '{op_type}' used by {{{{node "
@@ -143,7 +147,7 @@ def _check_kernel_dtype(op_type: str, dtype: DType, node: Any, use_locking: bool
         )
 
 
-def _check_var(res: VariableResource, dtype: DType, name: str) -> np.ndarray:
+def check_var(res: VariableResource, dtype: DType, name: str) -> np.ndarray:
     if res.value is None:  # uninitialized meanwhile (a failed run's undo of the first assign)
         raise errors.FailedPreconditionError(
             None, None, f"Attempting to use uninitialized value {name}"
@@ -155,14 +159,14 @@ def _check_var(res: VariableResource, dtype: DType, name: str) -> np.ndarray:
     return res.value
 
 
-def _scalar(value: Any, name: str, sep: str = ":") -> np.ndarray:
+def scalar_input(value: Any, name: str, sep: str = ":") -> np.ndarray:
     arr = np.asarray(value)
     if arr.ndim != 0:
         raise invalid_argument(f"{name} is not a scalar{sep} {dims_str(arr.shape)}")
     return arr
 
 
-def _same_shape(var: np.ndarray, other: np.ndarray, name: str) -> None:
+def same_shape(var: np.ndarray, other: np.ndarray, name: str) -> None:
     if var.shape != np.shape(other):
         raise invalid_argument(
             f"var and {name} do not have the same shape{dims_str(var.shape)} "
@@ -230,12 +234,12 @@ def _momentum_dense(v_res, a_res, var, accum, lr, grad, momentum, nesterov):
 def _gd_kernel(op_type: str) -> Callable:
     ref_out = not op_type.startswith("Resource")  # Apply* output the ref itself
     def kernel(ctx, var, alpha, delta, *, T, use_locking, node):
-        _check_kernel_dtype(op_type, T, node, use_locking)
-        res = _resolve(ctx, var)
+        check_kernel_dtype(op_type, T, node, use_locking)
+        res = resolve_var(ctx, var)
         with res.lock:
-            v = _check_var(res, T, "var")
-            alpha = _scalar(alpha, "alpha")
-            _same_shape(v, delta, "delta")
+            v = check_var(res, T, "var")
+            alpha = scalar_input(alpha, "alpha")
+            same_shape(v, delta, "delta")
             res.replace(ctx, _new_var_gd(res, v, alpha, delta))
         return var if ref_out else None
 
@@ -246,15 +250,15 @@ def _gd_kernel(op_type: str) -> Callable:
 def _momentum_kernel(op_type: str) -> Callable:
     ref_out = not op_type.startswith("Resource")  # Apply* output the ref itself
     def kernel(ctx, var, accum, lr, grad, momentum, *, T, use_locking, use_nesterov, node):
-        _check_kernel_dtype(op_type, T, node, use_locking)
-        v_res, a_res = _resolve(ctx, var), _resolve(ctx, accum)
-        with _locked((v_res, a_res)):
-            v = _check_var(v_res, T, "var")
-            a = _check_var(a_res, T, "accum")
-            lr = _scalar(lr, "lr")
-            _same_shape(v, a, "accum")
-            _same_shape(v, grad, "grad")
-            momentum = _scalar(momentum, "momentum")
+        check_kernel_dtype(op_type, T, node, use_locking)
+        v_res, a_res = resolve_var(ctx, var), resolve_var(ctx, accum)
+        with locked_all((v_res, a_res)):
+            v = check_var(v_res, T, "var")
+            a = check_var(a_res, T, "accum")
+            lr = scalar_input(lr, "lr")
+            same_shape(v, a, "accum")
+            same_shape(v, grad, "grad")
+            momentum = scalar_input(momentum, "momentum")
             new_v, new_a = _momentum_dense(v_res, a_res, v, a, lr, grad, momentum, use_nesterov)
             a_res.replace(ctx, new_a)
             v_res.replace(ctx, new_v)
@@ -267,16 +271,16 @@ def _momentum_kernel(op_type: str) -> Callable:
 def _adagrad_kernel(op_type: str, v2: bool) -> Callable:
     ref_out = not op_type.startswith("Resource")  # Apply* output the ref itself
     def update(ctx, var, accum, lr, epsilon, grad, T, use_locking, update_slots, node):
-        _check_kernel_dtype(op_type, T, node, use_locking)
-        v_res, a_res = _resolve(ctx, var), _resolve(ctx, accum)
-        with _locked((v_res, a_res)):
-            v = _check_var(v_res, T, "var")
-            a = _check_var(a_res, T, "accum")
-            lr = _scalar(lr, "lr")
+        check_kernel_dtype(op_type, T, node, use_locking)
+        v_res, a_res = resolve_var(ctx, var), resolve_var(ctx, accum)
+        with locked_all((v_res, a_res)):
+            v = check_var(v_res, T, "var")
+            a = check_var(a_res, T, "accum")
+            lr = scalar_input(lr, "lr")
             if v2:
-                epsilon = _scalar(epsilon, "epsilon")
-            _same_shape(v, a, "accum")
-            _same_shape(v, grad, "grad")
+                epsilon = scalar_input(epsilon, "epsilon")
+            same_shape(v, a, "accum")
+            same_shape(v, grad, "grad")
             new_v, new_a = _adagrad_dense(v_res, a_res, v, a, lr, grad, epsilon, update_slots)
             if new_a is not None:
                 a_res.replace(ctx, new_a)
@@ -298,22 +302,22 @@ def _adam_kernel(op_type: str) -> Callable:
     ref_out = not op_type.startswith("Resource")  # Apply* output the ref itself
     def kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *,
                T, use_locking, use_nesterov, node):
-        _check_kernel_dtype(op_type, T, node, use_locking)
-        resources = [_resolve(ctx, x) for x in (var, m, v)]
-        with _locked(resources):
+        check_kernel_dtype(op_type, T, node, use_locking)
+        resources = [resolve_var(ctx, x) for x in (var, m, v)]
+        with locked_all(resources):
             var_r, m_r, v_r = resources
-            x = _check_var(var_r, T, "var")
-            mv = _check_var(m_r, T, "m")
-            vv = _check_var(v_r, T, "v")
-            b1p = _scalar(beta1_power, "beta1_power")
-            b2p = _scalar(beta2_power, "beta2_power")
-            lr = _scalar(lr, "lr", " :")  # sic: TensorFlow's message has the space
-            b1 = _scalar(beta1, "beta1")
-            b2 = _scalar(beta2, "beta2")
-            eps = _scalar(epsilon, "epsilon")
-            _same_shape(x, mv, "m")
-            _same_shape(x, vv, "v")
-            _same_shape(x, grad, "grad")
+            x = check_var(var_r, T, "var")
+            mv = check_var(m_r, T, "m")
+            vv = check_var(v_r, T, "v")
+            b1p = scalar_input(beta1_power, "beta1_power")
+            b2p = scalar_input(beta2_power, "beta2_power")
+            lr = scalar_input(lr, "lr", " :")  # sic: TensorFlow's message has the space
+            b1 = scalar_input(beta1, "beta1")
+            b2 = scalar_input(beta2, "beta2")
+            eps = scalar_input(epsilon, "epsilon")
+            same_shape(x, mv, "m")
+            same_shape(x, vv, "v")
+            same_shape(x, grad, "grad")
             one = np.ones((), x.dtype)
             alpha = lr * np.sqrt(one - b2p) / (one - b1p)
             new_m = m_r.scratch()
@@ -346,13 +350,13 @@ def _adam_kernel(op_type: str) -> Callable:
 # -- sparse ------------------------------------------------------------------------------
 
 
-def _check_sparse(v: np.ndarray, a: np.ndarray, grad: Any, indices: Any,
+def check_sparse(v: np.ndarray, a: np.ndarray, grad: Any, indices: Any,
                   scalars: Sequence[tuple[Any, str]], late_scalars=()) -> list[np.ndarray]:
     """TensorFlow's checks of the sparse updates, in its order; returns the scalars."""
-    _same_shape(v, a, "accum")
+    same_shape(v, a, "accum")
     if v.ndim < 1:
         raise invalid_argument("var must be at least 1 dimensional")
-    out = [_scalar(x, name) for x, name in scalars]
+    out = [scalar_input(x, name) for x, name in scalars]
     idx = np.asarray(indices)
     if idx.ndim != 1:
         raise invalid_argument("indices must be one-dimensional")
@@ -364,7 +368,7 @@ def _check_sparse(v: np.ndarray, a: np.ndarray, grad: Any, indices: Any,
             raise invalid_argument(f"var and grad must match in dimension {d}")
     if g.shape[0] != idx.shape[0]:
         raise invalid_argument("grad must be the same size as indices in the first dimension.")
-    out += [_scalar(x, name) for x, name in late_scalars]
+    out += [scalar_input(x, name) for x, name in late_scalars]
     if v.ndim > 1 and int(np.prod(v.shape[1:])) == 0:
         raise invalid_argument("Inner dimension should be greater than zero.")
     bad = (idx < 0) | (idx >= v.shape[0])
@@ -374,7 +378,7 @@ def _check_sparse(v: np.ndarray, a: np.ndarray, grad: Any, indices: Any,
     return out
 
 
-def _rounds(idx: np.ndarray) -> list[np.ndarray | slice]:
+def duplicate_rounds(idx: np.ndarray) -> list[np.ndarray | slice]:
     """Positions of ``idx`` grouped into rounds in which every index occurs once, the k-th
     occurrence of an index in round k: applying the rounds in order is TensorFlow's
     sequential row loop, vectorised. Without duplicates, one round of everything."""
@@ -404,7 +408,7 @@ def _sparse_apply(ctx, v_res, a_res, indices, grad, rows_update, update_accum=Tr
     a_arr = a_res.begin_update(ctx, flat_rows) if update_accum else a_res.value
     v_arr = v_res.begin_update(ctx, flat_rows)
     try:
-        for pos in _rounds(flat_rows):
+        for pos in duplicate_rounds(flat_rows):
             rows = flat_rows[pos]
             new_v, new_a = rows_update(np.take(v_arr, rows, axis=0),
                                        np.take(a_arr, rows, axis=0), g[pos])
@@ -421,13 +425,13 @@ def _sparse_apply(ctx, v_res, a_res, indices, grad, rows_update, update_accum=Tr
 def _sparse_adagrad_kernel(op_type: str, v2: bool) -> Callable:
     ref_out = not op_type.startswith("Resource")  # Apply* output the ref itself
     def update(ctx, var, accum, lr, epsilon, grad, indices, T, use_locking, update_slots, node):
-        _check_kernel_dtype(op_type, T, node, use_locking)
-        v_res, a_res = _resolve(ctx, var), _resolve(ctx, accum)
-        with _locked((v_res, a_res)):
-            v = _check_var(v_res, T, "var")
-            a = _check_var(a_res, T, "accum")
+        check_kernel_dtype(op_type, T, node, use_locking)
+        v_res, a_res = resolve_var(ctx, var), resolve_var(ctx, accum)
+        with locked_all((v_res, a_res)):
+            v = check_var(v_res, T, "var")
+            a = check_var(a_res, T, "accum")
             scalars = [(lr, "lr")] + ([(epsilon, "epsilon")] if v2 else [])
-            checked = _check_sparse(v, a, grad, indices, scalars)
+            checked = check_sparse(v, a, grad, indices, scalars)
             del v, a  # our references would make begin_update copy the arrays
             lr = checked[0]
             eps = checked[1] if v2 else None
@@ -459,12 +463,12 @@ def _sparse_momentum_kernel(op_type: str) -> Callable:
     ref_out = not op_type.startswith("Resource")  # Apply* output the ref itself
     def kernel(ctx, var, accum, lr, grad, indices, momentum, *, T, use_locking, use_nesterov,
                node):
-        _check_kernel_dtype(op_type, T, node, use_locking)
-        v_res, a_res = _resolve(ctx, var), _resolve(ctx, accum)
-        with _locked((v_res, a_res)):
-            v = _check_var(v_res, T, "var")
-            a = _check_var(a_res, T, "accum")
-            lr, mom = _check_sparse(v, a, grad, indices, [(lr, "lr")],
+        check_kernel_dtype(op_type, T, node, use_locking)
+        v_res, a_res = resolve_var(ctx, var), resolve_var(ctx, accum)
+        with locked_all((v_res, a_res)):
+            v = check_var(v_res, T, "var")
+            a = check_var(a_res, T, "accum")
+            lr, mom = check_sparse(v, a, grad, indices, [(lr, "lr")],
                                     [(momentum, "momentum")])
             del v, a
 
@@ -499,7 +503,7 @@ def _register(name: str, var_names: Sequence[str], rest: Sequence[str], attrs: S
             inputs=[f"{v}: {var_type}" for v in var_names] + list(rest),
             outputs=[] if resource else ["out: Ref(T)"],
             attrs=[_T, *attrs],
-            shape_fn=_apply_shape(len(var_names), scalars, grad, indices),
+            shape_fn=apply_shape(len(var_names), scalars, grad, indices),
             # TensorFlow marks only the resource ops stateful (refs make the others so); the
             # planner must never fold or merge any of them.
             stateful=True,
