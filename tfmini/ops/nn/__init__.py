@@ -18,11 +18,15 @@
   ``window_geometry``, gradients in ``conv_grad``/``pooling_grad``); ``conv_functions``:
   ``tm.nn.conv2d``, ``max_pool``, ``convolution`` and the other TF1 functions.
 
+* ``candidate_sampling_ops``: the candidate samplers and ComputeAccidentalHits
+  (``log_uniform_candidate_sampler``, ..., ``compute_accidental_hits``).
+
 Gradients of LRN and TopKV2 are in ``lrn_top_k_grad``, of the other ops in ``grad``.
 """
 
 from __future__ import annotations
 
+from tfmini.ops.nn import candidate_sampling_ops as _candidate_sampling_ops
 from tfmini.ops.nn import clip_ops as _clip_ops
 from tfmini.ops.nn import composite as _composite
 from tfmini.ops.nn import conv_functions as _conv_functions
@@ -34,6 +38,7 @@ from tfmini.ops.nn import nn_impl as _nn_impl
 from tfmini.ops.nn import nn_ops as _nn_ops
 from tfmini.ops.nn import pooling_ops as _pooling_ops
 from tfmini.ops.nn import top_k_ops as _top_k_ops
+from tfmini.ops.nn.candidate_sampling_ops import *  # noqa: F403
 from tfmini.ops.nn.clip_ops import *  # noqa: F403
 from tfmini.ops.nn.composite import *  # noqa: F403
 from tfmini.ops.nn.conv_functions import *  # noqa: F403
@@ -46,5 +51,5 @@ from tfmini.ops.nn.top_k_ops import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops, _lrn_ops, _nn_impl,
-          _top_k_ops, _conv_ops, _pooling_ops, _conv_functions)
+          _top_k_ops, _conv_ops, _pooling_ops, _conv_functions, _candidate_sampling_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})
