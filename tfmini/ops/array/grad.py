@@ -208,17 +208,20 @@ def _pack_grad(op: Operation, grad: Any) -> list:
 
 @RegisterGradient("Unpack")
 def _unpack_grad(op: Operation, *grads: Any) -> Output:
-    return array_ops.stack([_dense(g) for g in grads], axis=op.get_attr("axis"))
+    return array_ops.stack([array_ops.zeros_like(o) if g is None else _dense(g)
+                                                      for g, o in zip(grads, op.outputs)], axis=op.get_attr("axis"))
 
 
 @RegisterGradient("Split")
 def _split_grad(op: Operation, *grads: Any) -> list:
-    return [None, array_ops.concat([_dense(g) for g in grads], op.inputs[0])]
+    return [None, array_ops.concat([array_ops.zeros_like(o) if g is None else _dense(g)
+                                                      for g, o in zip(grads, op.outputs)], op.inputs[0])]
 
 
 @RegisterGradient("SplitV")
 def _split_v_grad(op: Operation, *grads: Any) -> list:
-    return [array_ops.concat([_dense(g) for g in grads], op.inputs[2]), None, None]
+    return [array_ops.concat([array_ops.zeros_like(o) if g is None else _dense(g)
+                                                      for g, o in zip(grads, op.outputs)], op.inputs[2]), None, None]
 
 
 # ----------------------------------------------------------------------------------------
@@ -484,3 +487,37 @@ def _unsorted_segment_sum_grad(op: Operation, grad: Any) -> list:
 
 
 __all__: list[str] = []
+
+
+@RegisterGradient("DynamicStitch")
+@RegisterGradient("ParallelDynamicStitch")
+def _dynamic_stitch_grad(op: Operation, grad: Any) -> list:
+    # TensorFlow's data_flow_grad.py: each data input gets the rows of the gradient at its
+    # indices (a later duplicate index won the forward pass, but every copy gets the row).
+    n = len(op.inputs) // 2
+    if isinstance(grad, IndexedSlices):
+        rows = array_ops.shape(op.outputs[0])[0]
+        grad = array_ops.unsorted_segment_sum(grad.values, grad.indices, rows)
+    return [None] * n + [array_ops.gather(grad, op.inputs[i]) for i in range(n)]
+
+
+@RegisterGradient("DynamicPartition")
+def _dynamic_partition_grad(op: Operation, *grads: Any) -> list:
+    data, partitions = op.inputs[0], op.inputs[1]
+    num = op.get_attr("num_partitions")
+    prefix = array_ops.shape(partitions)
+    original = array_ops.reshape(array_ops.range(math_ops.reduce_prod(prefix)), prefix)
+    parts = array_ops.dynamic_partition(original, partitions, num)
+    stitched = array_ops.parallel_dynamic_stitch(parts, [array_ops.zeros_like(o) if g is None else _dense(g)
+                                                      for g, o in zip(grads, op.outputs)])
+    return [array_ops.reshape(stitched, array_ops.shape(data)), None]
+
+
+@RegisterGradient("SparseToDense")
+def _sparse_to_dense_grad(op: Operation, grad: Any) -> list:
+    # TensorFlow's sparse_grad.py: the values get the gradient at their indices, the default
+    # value the sum of the rest.
+    grad = _dense(grad)
+    values_grad = build_op(current_scope(), "GatherNd", [grad, op.inputs[0]]).outputs[0]
+    default_grad = math_ops.subtract(math_ops.reduce_sum(grad), math_ops.reduce_sum(values_grad))
+    return [None, None, values_grad, default_grad]

@@ -2,8 +2,9 @@
 
 * ``nn_ops``: Relu, Elu, Selu, Softplus, Softmax, LogSoftmax, BiasAdd, L2Loss, the cross
   entropies (``tm.nn.relu``, ``tm.nn.softmax``, ...);
-* ``composite``: functions built from other families' ops (``embedding_lookup``,
-  ``sigmoid_cross_entropy_with_logits``);
+* ``composite``: functions built from other families' ops
+  (``sigmoid_cross_entropy_with_logits``);
+* ``embedding_ops``: ``embedding_lookup`` over one table or sharded tables;
 * ``dropout``: ``tm.nn.dropout`` (a seeded mask from the random family);
 * ``clip_ops``: ``clip_by_value``, ``clip_by_norm``, ``global_norm``, ``clip_by_global_norm``
   (TensorFlow's ``clip_ops``, built on ``l2_loss``);
@@ -32,6 +33,7 @@ from tfmini.ops.nn import composite as _composite
 from tfmini.ops.nn import conv_functions as _conv_functions
 from tfmini.ops.nn import conv_ops as _conv_ops
 from tfmini.ops.nn import dropout as _dropout
+from tfmini.ops.nn import embedding_ops as _embedding_ops
 from tfmini.ops.nn import fused_batch_norm_ops as _fused_batch_norm_ops
 from tfmini.ops.nn import lrn_ops as _lrn_ops
 from tfmini.ops.nn import nn_impl as _nn_impl
@@ -43,6 +45,7 @@ from tfmini.ops.nn.clip_ops import *  # noqa: F403
 from tfmini.ops.nn.composite import *  # noqa: F403
 from tfmini.ops.nn.conv_functions import *  # noqa: F403
 from tfmini.ops.nn.dropout import *  # noqa: F403
+from tfmini.ops.nn.embedding_ops import *  # noqa: F403
 from tfmini.ops.nn.fused_batch_norm_ops import *  # noqa: F403
 from tfmini.ops.nn.lrn_ops import *  # noqa: F403
 from tfmini.ops.nn.nn_impl import *  # noqa: F403
@@ -51,5 +54,6 @@ from tfmini.ops.nn.top_k_ops import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops, _lrn_ops, _nn_impl,
-          _top_k_ops, _conv_ops, _pooling_ops, _conv_functions, _candidate_sampling_ops)
+          _top_k_ops, _conv_ops, _pooling_ops, _conv_functions, _candidate_sampling_ops,
+          _embedding_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})
