@@ -208,20 +208,17 @@ def _pack_grad(op: Operation, grad: Any) -> list:
 
 @RegisterGradient("Unpack")
 def _unpack_grad(op: Operation, *grads: Any) -> Output:
-    return array_ops.stack([array_ops.zeros_like(o) if g is None else _dense(g)
-                                                      for g, o in zip(grads, op.outputs)], axis=op.get_attr("axis"))
+    return array_ops.stack([_dense(g) for g in grads], axis=op.get_attr("axis"))
 
 
 @RegisterGradient("Split")
 def _split_grad(op: Operation, *grads: Any) -> list:
-    return [None, array_ops.concat([array_ops.zeros_like(o) if g is None else _dense(g)
-                                                      for g, o in zip(grads, op.outputs)], op.inputs[0])]
+    return [None, array_ops.concat([_dense(g) for g in grads], op.inputs[0])]
 
 
 @RegisterGradient("SplitV")
 def _split_v_grad(op: Operation, *grads: Any) -> list:
-    return [array_ops.concat([array_ops.zeros_like(o) if g is None else _dense(g)
-                                                      for g, o in zip(grads, op.outputs)], op.inputs[2]), None, None]
+    return [array_ops.concat([_dense(g) for g in grads], op.inputs[2]), None, None]
 
 
 # ----------------------------------------------------------------------------------------
@@ -508,8 +505,9 @@ def _dynamic_partition_grad(op: Operation, *grads: Any) -> list:
     prefix = array_ops.shape(partitions)
     original = array_ops.reshape(array_ops.range(math_ops.reduce_prod(prefix)), prefix)
     parts = array_ops.dynamic_partition(original, partitions, num)
-    stitched = array_ops.parallel_dynamic_stitch(parts, [array_ops.zeros_like(o) if g is None else _dense(g)
-                                                      for g, o in zip(grads, op.outputs)])
+    grads = [array_ops.zeros_like(o) if g is None else _dense(g)
+             for g, o in zip(grads, op.outputs)]
+    stitched = array_ops.parallel_dynamic_stitch(parts, grads)
     return [array_ops.reshape(stitched, array_ops.shape(data)), None]
 
 

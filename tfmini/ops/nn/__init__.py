@@ -5,6 +5,7 @@
 * ``composite``: functions built from other families' ops
   (``sigmoid_cross_entropy_with_logits``);
 * ``embedding_ops``: ``embedding_lookup`` over one table or sharded tables;
+* ``sampled_losses``: ``nce_loss`` and ``sampled_softmax_loss``;
 * ``dropout``: ``tm.nn.dropout`` (a seeded mask from the random family);
 * ``clip_ops``: ``clip_by_value``, ``clip_by_norm``, ``global_norm``, ``clip_by_global_norm``
   (TensorFlow's ``clip_ops``, built on ``l2_loss``);
@@ -39,6 +40,7 @@ from tfmini.ops.nn import lrn_ops as _lrn_ops
 from tfmini.ops.nn import nn_impl as _nn_impl
 from tfmini.ops.nn import nn_ops as _nn_ops
 from tfmini.ops.nn import pooling_ops as _pooling_ops
+from tfmini.ops.nn import sampled_losses as _sampled_losses
 from tfmini.ops.nn import top_k_ops as _top_k_ops
 from tfmini.ops.nn.candidate_sampling_ops import *  # noqa: F403
 from tfmini.ops.nn.clip_ops import *  # noqa: F403
@@ -50,10 +52,11 @@ from tfmini.ops.nn.fused_batch_norm_ops import *  # noqa: F403
 from tfmini.ops.nn.lrn_ops import *  # noqa: F403
 from tfmini.ops.nn.nn_impl import *  # noqa: F403
 from tfmini.ops.nn.nn_ops import *  # noqa: F403
+from tfmini.ops.nn.sampled_losses import *  # noqa: F403
 from tfmini.ops.nn.top_k_ops import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_nn_ops, _composite, _dropout, _clip_ops, _fused_batch_norm_ops, _lrn_ops, _nn_impl,
           _top_k_ops, _conv_ops, _pooling_ops, _conv_functions, _candidate_sampling_ops,
-          _embedding_ops)
+          _embedding_ops, _sampled_losses)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

@@ -29,9 +29,10 @@ from tfmini.core.convert import convert_to_tensor
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape
+from tfmini.ops import random as _random
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
-from tfmini.ops.random import PhiloxStream, get_seed, libm, philox
+from tfmini.ops.random import PhiloxStream, get_seed
 
 __all__ = [
     "all_candidate_sampler",
@@ -42,6 +43,8 @@ __all__ = [
     "uniform_candidate_sampler",
 ]
 
+libm = _random.libm
+philox = _random.philox
 _CONTAINER = "_candidate_samplers"
 _KINT32MAX = 2**31 - 1
 _U64_MAX = (1 << 64) - 1
