@@ -12,6 +12,7 @@ from tfmini import (  # noqa: E402  (ops register themselves on import)
     nn,  # noqa: E402
     ops,
     raw_ops,
+    sparse,
 )
 from tfmini.core.convert import convert_to_tensor, register_tensor_conversion_function
 from tfmini.core.devices import DeviceSpec
@@ -37,6 +38,7 @@ from tfmini.core.function import FuncGraph  # noqa: E402
 from tfmini.compat import *  # noqa: E402,F401,F403  (TF2 switches: no-ops here)
 from tfmini.core.serialize import import_graph_def  # noqa: E402
 from tfmini.ops.common.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
+from tfmini.ops.common.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
 from tfmini.gradients import (  # noqa: E402
     AggregationMethod,
     UnconnectedGradients,

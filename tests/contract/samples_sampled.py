@@ -1,6 +1,6 @@
 """Contract samples for the candidate samplers (tfmini/ops/nn/candidate_sampling_ops.py), the
-partition/stitch ops (tfmini/ops/array/partition_stitch.py) and SparseToDense
-(tfmini/ops/array/sparse_ops.py)."""
+partition/stitch ops (tfmini/ops/array/partition_stitch.py), the sparse ops
+(tfmini/ops/array/sparse_ops.py) and the segment ops (tfmini/ops/array/segment_ops.py)."""
 
 import numpy as np
 
@@ -38,4 +38,20 @@ SAMPLES = {
     "SparseToDense": lambda: (
         [np.array([[0, 1], [2, 0]], np.int64), np.array([3, 2], np.int64),
          _data((2,)), np.float64(0.5)], {"validate_indices": True}),
+    "SegmentSum": lambda: ([_data((4, 3)), np.array([0, 0, 2, 3], np.int32)], {}),
+    "SparseFillEmptyRows": lambda: (
+        [np.array([[2, 0], [0, 1], [2, 2]], np.int64), _data((3,)), np.array([4, 3], np.int64),
+         np.float64(-1.0)], {}),
+    "SparseFillEmptyRowsGrad": lambda: (
+        [np.array([3, 0, 2], np.int64), _data((5,))], {}),
+    "SparseReshape": lambda: (
+        [np.array([[0, 1], [2, 3]], np.int64), np.array([3, 4], np.int64),
+         np.array([2, -1], np.int64)], {}),
+    "Where": lambda: ([np.array([[True, False], [False, True], [True, True]])], {}),
 }
+
+_SEG = [np.array([3, 0, 0, 2], np.int32), np.array([0, 0, 1, 3], np.int32)]
+for _kind in ("Sum", "Mean", "SqrtN"):
+    SAMPLES[f"SparseSegment{_kind}"] = lambda: ([_data((4, 3)), *_SEG], {})
+    SAMPLES[f"SparseSegment{_kind}Grad"] = lambda: ([_data((4, 3)), *_SEG, np.int32(5)], {})
+    SAMPLES[f"SparseSegment{_kind}GradV2"] = lambda: ([_data((4, 3)), *_SEG, np.int32(5)], {})

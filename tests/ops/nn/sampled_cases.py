@@ -179,6 +179,95 @@ def value_cases(tf) -> dict:
                                    d)[0]
         return out, {}, 1
     cases["partition_stitch"] = partition
+
+    sp_idx = np.array([[0, 0], [0, 1], [1, 0], [3, 0], [3, 1], [3, 2]], np.int64)
+    sp_ids = np.array([1, 3, 2, 0, 0, 9], np.int64)
+    sp_w = np.array([1.0, 2.0, 0.5, 1.0, 1.0, -2.0], np.float32)
+
+    def sparse_lookup(combiner, weighted, shards=1, strategy="mod", rows=6, fed=False):
+        def thunk():
+            parts = (np.array_split(TABLE10, shards) if strategy == "div"
+                     else [TABLE10[i::shards] for i in range(shards)])
+            ps = [tf.constant(p) for p in parts]
+            feeds = {}
+            if fed:
+                ids = tf.sparse_placeholder(tf.int64, name="ids")
+                feeds[ids] = tf.SparseTensorValue(sp_idx, sp_ids, np.array([rows, 3], np.int64))
+            else:
+                ids = tf.SparseTensor(sp_idx, sp_ids, [rows, 3])
+            w = tf.SparseTensor(sp_idx, sp_w, [rows, 3]) if weighted else None
+            out = tf.nn.embedding_lookup_sparse(ps if shards > 1 else ps[0], ids, w,
+                                                partition_strategy=strategy,
+                                                combiner=combiner)
+            res = {"out": out}
+            grads = tf.gradients(tf.reduce_sum(out * out), ps)
+            for i, g in enumerate(grads):
+                res[f"grad/p{i}"] = _dense(tf, g)
+            return res, feeds, 1
+        return thunk
+
+    for combiner in ("sum", "mean", "sqrtn"):
+        cases[f"sparse/{combiner}/weighted"] = sparse_lookup(combiner, True)
+        cases[f"sparse/{combiner}/unweighted"] = sparse_lookup(combiner, False)
+        cases[f"sparse/{combiner}/mod3"] = sparse_lookup(combiner, True, 3)
+        cases[f"sparse/{combiner}/div4_fed"] = sparse_lookup(combiner, False, 4, "div",
+                                                             fed=True)
+
+    def safe(combiner, weighted, default_id=None, shards=1, rank3=False):
+        def thunk():
+            parts = np.array_split(TABLE10, shards)
+            ps = [tf.constant(p) for p in parts]
+            idx = np.array([[0, 0], [0, 1], [1, 0], [3, 0], [3, 1], [4, 0], [4, 2]], np.int64)
+            vals = np.array([1, -1, 2, 0, 7, 5, 9], np.int64)
+            wv = np.array([1.0, 3.0, 0.0, 2.0, 1.0, -1.0, 0.5], np.float32)
+            shape = [6, 3]
+            if rank3:
+                idx = np.concatenate([idx[:, :1] // 3, idx[:, :1] % 3, idx[:, 1:]], axis=1)
+                shape = [2, 3, 3]
+            ids = tf.SparseTensor(idx, vals, shape)
+            w = tf.SparseTensor(idx, wv, shape) if weighted else None
+            out = tf.nn.safe_embedding_lookup_sparse(ps if shards > 1 else ps[0], ids, w,
+                                                     combiner=combiner, default_id=default_id)
+            res = {"out": out}
+            for i, g in enumerate(tf.gradients(tf.reduce_sum(out * out), ps)):
+                res[f"grad/p{i}"] = _dense(tf, g)
+            return res, {}, 1
+        return thunk
+
+    for combiner in ("sum", "mean", "sqrtn"):
+        cases[f"safe/{combiner}/weighted"] = safe(combiner, True)
+        cases[f"safe/{combiner}/unweighted"] = safe(combiner, False)
+    cases["safe/mean/default_id"] = safe("mean", True, default_id=4)
+    cases["safe/mean/div3"] = safe("mean", True, shards=3)
+    cases["safe/sum/rank3"] = safe("sum", False, rank3=True)
+
+    def sparse_ops():
+        st = tf.SparseTensor(np.array([[0, 1], [2, 0], [2, 3]], np.int64),
+                             np.array([1.5, -2.0, 4.0], np.float32), [4, 4])
+        filled, empty = tf.sparse.fill_empty_rows(st, 9.0)
+        re = tf.sparse.reshape(st, [2, -1])
+        data = tf.constant(TABLE10)
+        seg = {
+            "sum": tf.sparse.segment_sum(data, [0, 3, 3, 7], [0, 0, 2, 2]),
+            "mean": tf.sparse.segment_mean(data, [0, 3, 3, 7], [0, 0, 2, 2]),
+            "sqrt_n": tf.sparse.segment_sqrt_n(data, [0, 3, 3, 7], [0, 0, 2, 2]),
+        }
+        out = {"dense": tf.sparse.to_dense(st), "filled_indices": filled.indices,
+               "filled_values": filled.values, "empty": empty,
+               "reshaped": re.indices, "reshaped_shape": re.dense_shape,
+               "retained": tf.sparse.retain(st, [True, False, True]).values,
+               "segment_sum": tf.segment_sum(data[:4], [0, 0, 1, 3])}
+        total = 0.0
+        for k, v in seg.items():
+            out[f"seg/{k}"] = v
+            total += tf.reduce_sum(v * v)
+        out["grad/seg"] = tf.gradients(total, data)[0]
+        vals = tf.constant(np.array([1.5, -2.0, 4.0], np.float32))
+        st2 = tf.SparseTensor(st.indices, vals, st.dense_shape)
+        f2, _ = tf.sparse.fill_empty_rows(st2, tf.constant(2.0))
+        out["grad/fill"] = tf.gradients(tf.reduce_sum(f2.values * f2.values), vals)[0]
+        return out, {}, 1
+    cases["sparse_ops"] = sparse_ops
     return cases
 
 
@@ -205,7 +294,13 @@ def run_error_cases(tf) -> dict:
                                      tf.constant([1, 12]))
         return out, {}
 
+    def sparse_oob():
+        ids = tf.SparseTensor(np.array([[0, 0], [1, 0]], np.int64), np.array([1, 12], np.int64),
+                              [2, 1])
+        return tf.nn.embedding_lookup_sparse(tf.constant(TABLE10), ids, None), {}
+
     return {
+        "sparse_lookup_out_of_range": sparse_oob,
         "true_out_of_range": sampler("LogUniformCandidateSampler", ((0,), (7,)), 3, True, 7),
         "true_negative": sampler("UniformCandidateSampler", ((-1,),), 3, False, 7),
         "range_too_small": sampler("UniformCandidateSampler", ((0,),), 8, True, 7),

@@ -1,9 +1,12 @@
-"""``tm.nn.embedding_lookup`` over one table or a list of shards, as TensorFlow's
-``tensorflow/python/ops/embedding_ops.py`` builds it (``_embedding_lookup_and_transform``,
-``_clip``): one table is a gather; several shards route each id with ``mod`` or ``div``
-(FloorMod/FloorDiv, Maximum, SelectV2), split ids and positions with DynamicPartition, gather
-from each shard and put the rows back in order with ParallelDynamicStitch. ``max_norm`` clips
-each row with ``clip_by_norm``. Gradients reach each shard as IndexedSlices.
+"""``tm.nn.embedding_lookup`` over one table or a list of shards, and the sparse lookups
+(``embedding_lookup_sparse``, ``safe_embedding_lookup_sparse``), as TensorFlow's
+``tensorflow/python/ops/embedding_ops.py`` builds them (``_embedding_lookup_and_transform``,
+``_clip``, ``embedding_lookup_sparse_impl``, ``_prune_invalid_ids``).
+
+One table is a gather; several shards route each id with ``mod`` or ``div`` (FloorMod,
+FloorDiv, Maximum, Select), split ids and positions with DynamicPartition, gather from each
+shard and put the rows back in order with ParallelDynamicStitch. ``max_norm`` clips each row
+with ``clip_by_norm``. Gradients reach each shard as IndexedSlices.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from tfmini.core.scope import name_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.ops import array as array_ops
 from tfmini.ops import math as math_ops
+from tfmini.ops.common.sparse_tensor import SparseTensor
 from tfmini.ops.nn.clip_ops import clip_by_norm
 
-__all__ = ["embedding_lookup"]
+__all__ = ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 
 
 def _is_variable(p: Any) -> bool:
@@ -130,3 +134,185 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
             element_d = array_ops.shape(params[0])[1:]
         ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_d], 0))
         return _clip(ret, ids, max_norm)
+
+
+def embedding_lookup_sparse(params: Any, sp_ids: SparseTensor, sp_weights: Any,
+                            partition_strategy: str = "mod", name: str | None = None,
+                            combiner: str | None = None, max_norm: float | None = None,
+                            allow_fast_lookup: bool = False) -> Output:
+    """Combined embeddings of each row of a sparse id matrix
+    (``tf.compat.v1.nn.embedding_lookup_sparse``).
+
+    Row ``r`` of the result combines the embeddings of the ids in row ``r`` of ``sp_ids``:
+    ``"sum"`` is the weighted sum, ``"mean"`` (the default) divides it by the sum of the
+    weights, ``"sqrtn"`` by the square root of the sum of squared weights (a zero divisor
+    gives 0). The result has ``last non-empty row + 1`` rows.
+
+    Args:
+        params: A table or a list of shards, as for :func:`embedding_lookup`.
+        sp_ids: int SparseTensor ``[batch, max_ids]`` (rows sorted).
+        sp_weights: A float SparseTensor with the same indices, or None for weights 1.
+        partition_strategy: ``"mod"`` or ``"div"`` for sharded tables.
+        name: Name scope.
+        combiner: ``"mean"``, ``"sqrtn"`` or ``"sum"``.
+        max_norm: Clip each embedding to this L2 norm before combining.
+        allow_fast_lookup: Accepted for TensorFlow's signature; the result is the same.
+
+    Raises:
+        ValueError: an unknown combiner. TypeError: ``sp_ids`` or ``sp_weights`` is not a
+        SparseTensor.
+    """
+    del allow_fast_lookup
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    if not isinstance(params, list):
+        params = list(params) if isinstance(params, tuple) else [params]
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
+    ignore_weights = sp_weights is None
+    if not ignore_weights and not isinstance(sp_weights, SparseTensor):
+        raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
+    with name_scope(name, "embedding_lookup_sparse") as scope:
+        segment_ids = sp_ids.indices[:, 0]
+        ids = sp_ids.values
+        sparse_gradient = False
+        if len(params) == 1 and not _is_variable(params[0]):
+            params = [convert_to_tensor(params[0], name="params")]
+        if len(params) == 1 and max_norm is None and ignore_weights:
+            # TensorFlow 2.21's fast path: reduce rows of the table itself, with a sparse
+            # gradient (SparseSegment*GradV2).
+            idx = ids
+            embeddings = params[0]
+            if _is_variable(embeddings):
+                embeddings = embeddings.read_value()
+            sparse_gradient = True
+        else:
+            ids, idx = array_ops.unique(ids)
+            embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
+                                          max_norm=max_norm)
+        if ignore_weights:
+            fn = {"sum": array_ops.sparse_segment_sum, "mean": array_ops.sparse_segment_mean,
+                  "sqrtn": array_ops.sparse_segment_sqrt_n}[combiner]
+            return fn(embeddings, idx, segment_ids, name=scope, sparse_gradient=sparse_gradient)
+        if segment_ids.dtype != dtypes.int32:
+            segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+        weights = sp_weights.values
+        embeddings = array_ops.gather(embeddings, idx)
+        original_dtype = embeddings.dtype
+        if embeddings.dtype == dtypes.float16:
+            embeddings = math_ops.cast(embeddings, dtypes.float32)
+        if weights.dtype != embeddings.dtype:
+            weights = math_ops.cast(weights, embeddings.dtype)
+        ones_shape = array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0)
+        ones = array_ops.ones(ones_shape, dtype=dtypes.int32)
+        bcast_weights_shape = array_ops.concat([array_ops.shape(weights), ones], 0)
+        weights = array_ops.reshape(weights, bcast_weights_shape)
+        embeddings *= weights
+        if combiner == "sum":
+            embeddings = array_ops.segment_sum(embeddings, segment_ids, name=scope)
+        elif combiner == "mean":
+            embeddings = array_ops.segment_sum(embeddings, segment_ids)
+            weight_sum = array_ops.segment_sum(weights, segment_ids)
+            embeddings = math_ops.div_no_nan(embeddings, weight_sum, name=scope)
+        else:
+            embeddings = array_ops.segment_sum(embeddings, segment_ids)
+            weights_squared = math_ops.pow(weights, 2)
+            weight_sum = array_ops.segment_sum(weights_squared, segment_ids)
+            weight_sum_sqrt = math_ops.sqrt(weight_sum)
+            embeddings = math_ops.div_no_nan(embeddings, weight_sum_sqrt, name=scope)
+        if embeddings.dtype != original_dtype:
+            embeddings = math_ops.cast(embeddings, original_dtype)
+        return embeddings
+
+
+def _prune_invalid_ids(sparse_ids, sparse_weights):
+    is_id_valid = math_ops.greater_equal(sparse_ids.values, 0)
+    if sparse_weights is not None:
+        is_id_valid = math_ops.logical_and(
+            is_id_valid, array_ops.ones_like(sparse_weights.values, dtype=dtypes.bool_))
+    sparse_ids = array_ops.sparse_retain(sparse_ids, is_id_valid)
+    if sparse_weights is not None:
+        sparse_weights = array_ops.sparse_retain(sparse_weights, is_id_valid)
+    return sparse_ids, sparse_weights
+
+
+def _prune_invalid_weights(sparse_ids, sparse_weights):
+    if sparse_weights is not None:
+        is_weights_valid = math_ops.greater(sparse_weights.values, 0)
+        sparse_ids = array_ops.sparse_retain(sparse_ids, is_weights_valid)
+        sparse_weights = array_ops.sparse_retain(sparse_weights, is_weights_valid)
+    return sparse_ids, sparse_weights
+
+
+def safe_embedding_lookup_sparse(embedding_weights: Any, sparse_ids: SparseTensor,
+                                 sparse_weights: Any = None, combiner: str = "mean",
+                                 default_id: int | None = None, name: str | None = None,
+                                 partition_strategy: str = "div",
+                                 max_norm: float | None = None,
+                                 allow_fast_lookup: bool = False) -> Output:
+    """:func:`embedding_lookup_sparse` that tolerates invalid ids and empty rows
+    (``tf.compat.v1.nn.safe_embedding_lookup_sparse``).
+
+    Negative ids are dropped (and, unless ``combiner="sum"``, ids whose weight is not
+    positive); an empty row gives ``default_id``'s embedding, or zeros. ``sparse_ids`` may
+    have rank above 2: its leading dimensions are kept in the result.
+
+    Args:
+        embedding_weights: A table or a list of shards.
+        sparse_ids: int64 SparseTensor ``[d_0, ..., d_n, max_ids]``.
+        sparse_weights: Float SparseTensor with the same indices, or None.
+        combiner: ``"mean"`` (default), ``"sqrtn"`` or ``"sum"``.
+        default_id: Id whose embedding empty rows get; None for zeros.
+        name: Name scope.
+        partition_strategy: ``"div"`` (this function's default) or ``"mod"``.
+        max_norm: As for :func:`embedding_lookup`.
+        allow_fast_lookup: Accepted for TensorFlow's signature.
+
+    Returns:
+        ``[d_0, ..., d_n, dim]`` embeddings.
+    """
+    if embedding_weights is None:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    if not isinstance(embedding_weights, list):
+        embedding_weights = (list(embedding_weights) if isinstance(embedding_weights, tuple)
+                             else [embedding_weights])
+    if len(embedding_weights) < 1:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    embedding_weights = [
+        w if (_is_variable(w) and dtype in (None, w.dtype)) else convert_to_tensor(w, dtype=dtype)
+        for w in embedding_weights]
+    with name_scope(name, "embedding_lookup") as scope:
+        original_shape = sparse_ids.dense_shape
+        rank_dim = original_shape.shape.dims[0] if original_shape.shape.dims else None
+        original_rank = array_ops.size(original_shape) if rank_dim is None else rank_dim
+        sparse_ids = array_ops.sparse_reshape(sparse_ids, array_ops.stack([
+            math_ops.reduce_prod(array_ops.slice(original_shape, [0], [original_rank - 1])),
+            array_ops.gather(original_shape, original_rank - 1)]))
+        if sparse_weights is not None:
+            sparse_weights = SparseTensor(sparse_ids.indices, sparse_weights.values,
+                                          sparse_ids.dense_shape)
+        sparse_ids, sparse_weights = _prune_invalid_ids(sparse_ids, sparse_weights)
+        if combiner != "sum":
+            sparse_ids, sparse_weights = _prune_invalid_weights(sparse_ids, sparse_weights)
+        sparse_ids, is_row_empty = array_ops.sparse_fill_empty_rows(sparse_ids,
+                                                                    default_id or 0)
+        if sparse_weights is not None:
+            sparse_weights, _ = array_ops.sparse_fill_empty_rows(sparse_weights, 1.0)
+        result = embedding_lookup_sparse(
+            embedding_weights, sparse_ids, sparse_weights, combiner=combiner,
+            partition_strategy=partition_strategy,
+            name=None if default_id is None else scope, max_norm=max_norm,
+            allow_fast_lookup=allow_fast_lookup)
+        if default_id is None:
+            is_row_empty = array_ops.tile(
+                array_ops.reshape(is_row_empty, [-1, 1]),
+                array_ops.stack([1, array_ops.shape(result)[1]]))
+            result = math_ops.where(is_row_empty, array_ops.zeros_like(result), result,
+                                    name=scope)
+        return array_ops.reshape(result, array_ops.concat([
+            array_ops.slice(math_ops.cast(original_shape, dtypes.int32), [0],
+                            [original_rank - 1]),
+            array_ops.slice(array_ops.shape(result), [1], [-1])], 0))
