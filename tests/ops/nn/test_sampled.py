@@ -120,3 +120,31 @@ def test_embedding_lookup_rejects_bad_arguments():
         with pytest.raises(ValueError, match="Unrecognized partition strategy"):
             tm.nn.embedding_lookup([tm.constant(np.ones((2, 2))), tm.constant(np.ones((2, 2)))],
                                    [0], partition_strategy="zig")
+
+
+@pytest.mark.parametrize("op", ["LearnedUnigramCandidateSampler", "LogUniformCandidateSampler"])
+def test_a_failed_run_gives_back_its_draws_and_counts(op):
+    def build():
+        tc = tm.constant([[2], [5]], tm.int64)
+        out = getattr(tm.raw_ops, op)(true_classes=tc, num_true=1, num_sampled=4, unique=True,
+                                      range_max=12, seed=4, seed2=5)
+        # Fails after the sampler ran: every sampled id + 100 is out of range.
+        bad = tm.gather(tm.constant(np.zeros(12, np.float32)), out[0] + 100)
+        return out, bad
+
+    g1 = tm.Graph()
+    with g1.as_default():
+        out, bad = build()
+        with tm.Session() as sess:
+            first = sess.run(out)
+            with pytest.raises(tm.errors.InvalidArgumentError):
+                sess.run([out, bad])
+            after_failure = sess.run(out)
+    g2 = tm.Graph()
+    with g2.as_default():
+        out2, _ = build()
+        with tm.Session() as sess:
+            clean = [sess.run(out2) for _ in range(2)]
+    for got, want in zip((first, after_failure), clean):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
