@@ -6,7 +6,8 @@ The cases live in tests/ops/nn/sampled_cases.py; this script runs them under
 
     /tmp/tfenv/bin/python tools/record_goldens_sampled.py
 
-Keys: ``value/<case>/<run>/<fetch>`` (each run of the fetches in one Session) and
+Keys: ``value/<case>/<run>/<fetch>`` (each run of the fetches in one Session),
+``name/<case>/<fetch>`` (the tensor's name in TensorFlow's graph, gradients excepted) and
 ``run_error/<case>`` (the exception class and the line of the message naming the problem).
 """
 
@@ -48,6 +49,9 @@ def record() -> dict[str, np.ndarray]:
         g = tf.Graph()
         with g.as_default():
             fetches, feeds, runs = thunk()
+            for key, t in fetches.items():
+                if not key.startswith("grad/"):
+                    out[f"name/{name}/{key}"] = np.array(t.name)
             with tf.Session() as sess:
                 sess.run(tf.global_variables_initializer())
                 for r in range(runs):

@@ -11,16 +11,17 @@ from typing import Any
 import numpy as np
 
 from tfmini.core import dtypes
-from tfmini.core.builder import build_op
+from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Output
 from tfmini.core.registry import no_gradient, register_op
-from tfmini.core.scope import current_scope, name_scope
+from tfmini.core.scope import current_scope, name_scope, scope_context
 from tfmini.core.shapes import TensorShape, dims_str
 from tfmini.ops.array.basic import identity, placeholder, placeholder_with_default
 from tfmini.ops.array.gather_scatter import gather
 from tfmini.ops.array.shape_ops import reshape
 from tfmini.ops.common import shape_fns
+from tfmini.ops.common.build_util import op_scope
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.common.sparse_tensor import SparseTensor
 
@@ -104,11 +105,11 @@ def sparse_to_dense(sparse_indices: Any, output_shape: Any, sparse_values: Any,
 def sparse_tensor_to_dense(sp_input: SparseTensor, default_value: Any = None,
                            validate_indices: bool = True, name: str | None = None) -> Output:
     """The dense tensor a SparseTensor stands for (``tf.sparse.to_dense``)."""
-    with name_scope(name, "SparseToDense"):
-        if default_value is None:
-            default_value = np.zeros((), sp_input.dtype.np_dtype)
-        return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
-                               default_value=default_value, validate_indices=validate_indices)
+    if default_value is None:
+        default_value = np.zeros((), sp_input.dtype.np_dtype)
+    return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
+                           default_value=default_value, validate_indices=validate_indices,
+                           name=name)
 
 
 def sparse_placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> SparseTensor:
@@ -301,11 +302,37 @@ no_gradient("SparseReshape")
 
 def sparse_reshape(sp_input: SparseTensor, shape: Any, name: str | None = None):
     """The SparseTensor reshaped (``tf.sparse.reshape``)."""
-    with name_scope(name, "SparseReshape"):
-        shape = convert_to_tensor(shape, dtype=dtypes.int64)
-        op = build_op(current_scope(), "SparseReshape",
-                      [sp_input.indices, sp_input.dense_shape, shape])
-        return SparseTensor(op.outputs[0], sp_input.values, op.outputs[1])
+    with op_scope(name, "SparseReshape") as (outer, base):
+        shape = convert_to_tensor(shape, dtype=dtypes.int64, name="new_shape")
+        op = build_op(outer, "SparseReshape", [sp_input.indices, sp_input.dense_shape, shape],
+                      name=base)
+        reshaped_shape = op.outputs[1]
+        # TensorFlow's sparse_ops.py: with both shapes known when the graph is built, the new
+        # dense shape is a constant (and a wrong element count is a build-time ValueError).
+        new = static_value(shape)
+        old = sp_input.shape
+        if new is not None and old.is_fully_defined():
+            dims = [int(d) for d in np.asarray(new).reshape(-1)]
+            if sum(d == -1 for d in dims) > 1:
+                raise ValueError(
+                    f"At most one dimension can be unknown, but got "
+                    f"{sum(d == -1 for d in dims)}")
+            size = int(np.prod(old.as_list()))
+            known = int(np.prod([d for d in dims if d != -1]))
+            if -1 in dims and known and size % known == 0:
+                dims[dims.index(-1)] = size // known
+            if -1 not in dims:
+                if int(np.prod(dims)) != size:
+                    raise ValueError(
+                        f"Cannot reshape a tensor with {size} elements to shape {dims} "
+                        f"({int(np.prod(dims))} elements).")
+                with scope_context(outer):
+                    with name_scope(base + "/"):
+                        reshaped_shape = convert_to_tensor(np.array(dims, np.int64))
+        with scope_context(outer):
+            with name_scope(base + "/"):
+                values = identity(sp_input.values)
+    return SparseTensor(op.outputs[0], values, reshaped_shape)
 
 
 # ----------------------------------------------------------------------------------------
