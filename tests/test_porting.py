@@ -516,6 +516,51 @@ def rmsprop_ema_mlp(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 12. word2vec skip-gram: a vocabulary of 50 words, 16-dimensional embeddings from
+#    tf.random_uniform, NCE weights from tf.truncated_normal, tf.nn.nce_loss with 8 sampled
+#    classes (the default log-uniform sampler), plain gradient descent; the losses it prints.
+# --------------------------------------------------------------------------------------------
+def word2vec(tf):
+    vocab, dim, batch, num_sampled = 50, 16, 32, 8
+    rng = np.random.RandomState(5)
+    # Synthetic (center, context) pairs: contexts near their centers, Zipf-like centers.
+    centers = np.minimum(rng.zipf(1.3, size=(6, batch)) - 1, vocab - 1).astype(np.int32)
+    contexts = ((centers + rng.randint(-2, 3, size=centers.shape)) % vocab).astype(np.int64)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(77)
+        train_inputs = tf.placeholder(tf.int32, shape=[batch], name="inputs")
+        train_labels = tf.placeholder(tf.int64, shape=[batch, 1], name="labels")
+        embeddings = tf.Variable(tf.random_uniform([vocab, dim], -1.0, 1.0, seed=1),
+                                 name="embeddings")
+        embed = tf.nn.embedding_lookup(embeddings, train_inputs)
+        nce_weights = tf.Variable(
+            tf.truncated_normal([vocab, dim], stddev=1.0 / np.sqrt(dim), seed=2),
+            name="nce_weights")
+        nce_biases = tf.Variable(tf.zeros([vocab]), name="nce_biases")
+        loss = tf.reduce_mean(
+            tf.nn.nce_loss(weights=nce_weights, biases=nce_biases, labels=train_labels,
+                           inputs=embed, num_sampled=num_sampled, num_classes=vocab))
+        train_op = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+        init = tf.global_variables_initializer()
+
+    out = {"loss": []}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for step in range(5):
+            feed = {train_inputs: centers[step], train_labels: contexts[step][:, None]}
+            l_val, _ = sess.run([loss, train_op], feed_dict=feed)
+            print(f"step {step}: loss {l_val:.6f}")
+            out["loss"].append(l_val)
+        out["final_loss"] = sess.run(loss, feed_dict={train_inputs: centers[5],
+                                                      train_labels: contexts[5][:, None]})
+        out["embeddings_row3"] = sess.run(embeddings)[3]
+        out["nce_biases"] = sess.run(nce_biases)
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -528,6 +573,7 @@ SCRIPTS = {
     "data_pipeline_training": data_pipeline_training,
     "layers_convnet": layers_convnet,
     "rmsprop_ema_mlp": rmsprop_ema_mlp,
+    "word2vec": word2vec,
 }
 
 
@@ -619,4 +665,13 @@ def test_rmsprop_ema_mlp():
     # The losses TensorFlow printed, within 1e-5 relative.
     want = json.loads(GOLDENS.read_text())["rmsprop_ema_mlp"]["loss"]
     got = run_script("rmsprop_ema_mlp", tfmini)["loss"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=0)
+
+
+def test_word2vec():
+    _check("word2vec")
+    import tfmini
+
+    want = json.loads(GOLDENS.read_text())["word2vec"]["loss"]
+    got = run_script("word2vec", tfmini)["loss"]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=0)

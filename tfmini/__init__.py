@@ -12,6 +12,7 @@ from tfmini import (  # noqa: E402  (ops register themselves on import)
     nn,  # noqa: E402
     ops,
     raw_ops,
+    sparse,
 )
 from tfmini.core.convert import convert_to_tensor, register_tensor_conversion_function
 from tfmini.core.devices import DeviceSpec
@@ -38,6 +39,7 @@ from tfmini.compat import *  # noqa: E402,F401,F403  (TF2 switches: no-ops here)
 from tfmini.ops.io import import_graph_def  # noqa: E402  (dicts, GraphDef protos, bytes, text)
 from tfmini.core import inspect as _inspect  # noqa: E402,F401  (installs Graph.to_dot, to_networkx)
 from tfmini.ops.common.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402
+from tfmini.ops.common.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
 from tfmini.gradients import (  # noqa: E402
     AggregationMethod,
     UnconnectedGradients,

@@ -8,6 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfmini.ops.nn import (  # tf.random.*_candidate_sampler are tf.nn's
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from tfmini.ops.random import *  # noqa: F401,F403
 from tfmini.ops.random import __all__ as _ops_all
 from tfmini.ops.random import (
@@ -46,5 +53,7 @@ def categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: int | No
                        output_dtype=dtype)
 
 
-__all__ = [*_ops_all, "categorical", "gamma", "normal", "poisson", "set_seed", "shuffle",
+__all__ = [*_ops_all, "all_candidate_sampler", "categorical", "fixed_unigram_candidate_sampler",
+           "learned_unigram_candidate_sampler", "log_uniform_candidate_sampler",
+           "uniform_candidate_sampler", "gamma", "normal", "poisson", "set_seed", "shuffle",
            "stateless_normal", "stateless_uniform", "uniform"]

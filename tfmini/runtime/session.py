@@ -257,7 +257,12 @@ class Session:
         graph = self._graph
         feeds = []
         values = []
-        for key, value in feed_dict.items():
+        items = list(feed_dict.items())
+        if any(hasattr(k, "_tm_feed_components") for k, _ in items):
+            # Composite keys (SparseTensor) feed each of their parts.
+            items = [pair for k, v in items for pair in (
+                k._tm_feed_components(v) if hasattr(k, "_tm_feed_components") else [(k, v)])]
+        for key, value in items:
             if type(key) is Output and key.op.graph is graph:
                 out = key
             else:

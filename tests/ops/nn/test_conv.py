@@ -131,3 +131,31 @@ def test_dilated_depthwise_gradients_match_finite_differences(which):
                 fd[i] = (sess.run(s, {**feed, ps[which]: plus})
                          - sess.run(s, {**feed, ps[which]: minus})) / 2e-6
     np.testing.assert_allclose(got, fd, atol=1e-5)
+
+
+@pytest.mark.parametrize("pool", [p for p in conv_cases._POOL])
+def test_max_pool_grad_grad_nchw_matches_tensorflow_nhwc_transposed(pool):
+    # TensorFlow's CPU MaxPoolGradGrad refuses NCHW, so the recorded NHWC result (TF's
+    # numbers) is the reference: tfmini's NCHW kernel on the transposed inputs must give it,
+    # transposed (within TOL: the upstream gradient is a float32 cos, 1 ulp apart from TF's),
+    # and exactly what tfmini's NHWC kernel gives on the same inputs (a pure selection).
+    name, padding, ksize, strides = pool
+    case_name = f"max_pool/{name}/NHWC"
+    inputs = conv_cases.make_inputs(case_name)
+    _, fn = conv_cases.CASES[case_name]
+    to_nchw, to_nhwc = [0, 3, 1, 2], [0, 2, 3, 1]
+    g = tm.Graph()
+    with g.as_default():
+        fetches = fn(tm, inputs)
+        y = fetches["y"]
+        dx = fetches["d_mx"]
+        ddx = conv_cases._upstream(tm, dx) * 2.0
+        mx = g.get_tensor_by_name("mx:0")
+        dd_nchw = tm.raw_ops.MaxPoolGradGrad(
+            orig_input=tm.transpose(mx, to_nchw), orig_output=tm.transpose(y, to_nchw),
+            grad=tm.transpose(ddx, to_nchw), ksize=[1, 1, *ksize], strides=[1, 1, *strides],
+            padding=padding, data_format="NCHW")
+        with tm.Session(graph=g) as sess:
+            got, nhwc = sess.run([tm.transpose(dd_nchw, to_nhwc), fetches["dd"]])
+    np.testing.assert_allclose(got, G[f"{case_name}/dd"], **TOL)
+    np.testing.assert_array_equal(got, nhwc)

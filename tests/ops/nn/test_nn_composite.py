@@ -56,11 +56,12 @@ def test_embedding_lookup_gathers_rows_with_sparse_gradients(graph):
     np.testing.assert_array_equal(dense, [[0, 0], [1, 1], [0, 0], [2, 2]])
 
 
-def test_embedding_lookup_refuses_what_it_does_not_do(graph):
-    t = tm.constant(np.ones((4, 2), np.float32))
-    with pytest.raises(NotImplementedError, match="sharded"):
-        tm.nn.embedding_lookup([t, t], [0])
-    with pytest.raises(NotImplementedError, match="max_norm"):
-        tm.nn.embedding_lookup(t, [0], max_norm=1.0)
+def test_embedding_lookup_strategy_is_checked_only_for_shards(graph):
+    # TensorFlow's embedding_ops.py ignores partition_strategy for one table and refuses an
+    # unknown one only when there are several shards (sharding is tested in test_sampled.py).
+    t = tm.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+    one = tm.nn.embedding_lookup(t, [3, 0], partition_strategy="mix")
+    with tm.Session() as sess:
+        np.testing.assert_array_equal(sess.run(one), [[6, 7], [0, 1]])
     with pytest.raises(ValueError, match="partition strategy"):
-        tm.nn.embedding_lookup(t, [0], partition_strategy="mix")
+        tm.nn.embedding_lookup([t, t], [0], partition_strategy="mix")

@@ -484,3 +484,69 @@ def _unsorted_segment_sum_grad(op: Operation, grad: Any) -> list:
 
 
 __all__: list[str] = []
+
+
+@RegisterGradient("DynamicStitch")
+@RegisterGradient("ParallelDynamicStitch")
+def _dynamic_stitch_grad(op: Operation, grad: Any) -> list:
+    # TensorFlow's data_flow_grad.py: each data input gets the rows of the gradient at its
+    # indices (a later duplicate index won the forward pass, but every copy gets the row).
+    n = len(op.inputs) // 2
+    if isinstance(grad, IndexedSlices):
+        rows = array_ops.shape(op.outputs[0])[0]
+        grad = array_ops.unsorted_segment_sum(grad.values, grad.indices, rows)
+    return [None] * n + [array_ops.gather(grad, op.inputs[i]) for i in range(n)]
+
+
+@RegisterGradient("DynamicPartition")
+def _dynamic_partition_grad(op: Operation, *grads: Any) -> list:
+    data, partitions = op.inputs[0], op.inputs[1]
+    num = op.get_attr("num_partitions")
+    prefix = array_ops.shape(partitions)
+    original = array_ops.reshape(array_ops.range(math_ops.reduce_prod(prefix)), prefix)
+    parts = array_ops.dynamic_partition(original, partitions, num)
+    grads = [array_ops.zeros_like(o) if g is None else _dense(g)
+             for g, o in zip(grads, op.outputs)]
+    stitched = array_ops.parallel_dynamic_stitch(parts, grads)
+    return [array_ops.reshape(stitched, array_ops.shape(data)), None]
+
+
+@RegisterGradient("SparseToDense")
+def _sparse_to_dense_grad(op: Operation, grad: Any) -> list:
+    # TensorFlow's sparse_grad.py: the values get the gradient at their indices, the default
+    # value the sum of the rest.
+    grad = _dense(grad)
+    values_grad = build_op(current_scope(), "GatherNd", [grad, op.inputs[0]]).outputs[0]
+    default_grad = math_ops.subtract(math_ops.reduce_sum(grad), math_ops.reduce_sum(values_grad))
+    return [None, None, values_grad, default_grad]
+
+
+@RegisterGradient("SegmentSum")
+def _segment_sum_grad(op: Operation, grad: Any) -> list:
+    return [array_ops.gather(_dense(grad), op.inputs[1]), None]
+
+
+def _sparse_segment_grad(op_type: str):
+    def grad_fn(op: Operation, grad: Any) -> list:
+        # math_grad.py: the *Grad op scatters the segments' gradients back to the rows; with
+        # sparse_gradient, *GradV2 gives the rows of the distinct indices, an IndexedSlices.
+        data_shape = array_ops.shape(op.inputs[0])
+        dim0 = data_shape[0]
+        inputs = [_dense(grad), op.inputs[1], op.inputs[2], dim0]
+        if op.get_attr("sparse_gradient"):
+            values, indices = build_op(current_scope(), op_type + "V2", inputs).outputs
+            return [IndexedSlices(values, indices, data_shape), None, None]
+        return [build_op(current_scope(), op_type, inputs).outputs[0], None, None]
+    return grad_fn
+
+
+for _kind in ("Sum", "Mean", "SqrtN"):
+    RegisterGradient(f"SparseSegment{_kind}")(_sparse_segment_grad(f"SparseSegment{_kind}Grad"))
+
+
+@RegisterGradient("SparseFillEmptyRows")
+def _sparse_fill_empty_rows_grad(op: Operation, unused_indices, grad_values, unused_empty,
+                                 unused_map) -> list:
+    d_values, d_default = build_op(current_scope(), "SparseFillEmptyRowsGrad",
+                                   [op.outputs[3], _dense(grad_values)]).outputs
+    return [None, d_values, None, d_default]

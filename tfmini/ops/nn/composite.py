@@ -1,6 +1,5 @@
 """``tm.nn`` functions built from other ops (they register no op of their own), as
-TensorFlow's ``nn_impl.py`` and ``embedding_ops.py`` build them: gradients come from the ops
-they are made of.
+TensorFlow's ``nn_impl.py`` builds them: gradients come from the ops they are made of.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Output
 from tfmini.core.scope import name_scope
 from tfmini.ops import math as math_ops
-from tfmini.ops.array import gather, identity
 from tfmini.ops.nn import nn_ops as nn_ops
 
 
@@ -46,35 +44,4 @@ def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
         )
 
 
-def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
-                     name: str | None = None, validate_indices: bool = True,
-                     max_norm: float | None = None) -> Output:
-    """Rows ``params[ids]`` (``tf.nn.embedding_lookup``) for one table.
-
-    ``params`` is a tensor or variable, or a list holding one (sharded tables of several
-    parts are not supported). The gradient with respect to the table is an IndexedSlices.
-
-    Raises:
-        NotImplementedError: several shards, or ``max_norm``.
-        ValueError: ``params`` is an empty list.
-    """
-    del validate_indices  # TensorFlow ignores it too
-    if partition_strategy not in ("mod", "div"):
-        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
-    if isinstance(params, (list, tuple)):
-        if not params:
-            raise ValueError("Need at least one param")
-        if len(params) > 1:
-            raise NotImplementedError(
-                f"embedding_lookup over {len(params)} sharded tables is not supported; "
-                "concatenate them or use one table"
-            )
-        params = params[0]
-    if max_norm is not None:
-        raise NotImplementedError("embedding_lookup with max_norm is not supported")
-    with name_scope(name, "embedding_lookup") as scope:
-        rows = gather(params, ids, name=scope)
-        return identity(rows)  # TensorFlow's result is <scope>/Identity
-
-
-__all__ = ["embedding_lookup", "sigmoid_cross_entropy_with_logits"]
+__all__ = ["sigmoid_cross_entropy_with_logits"]

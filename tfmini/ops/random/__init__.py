@@ -24,3 +24,8 @@ from tfmini.ops.random.seeds import *  # noqa: E402,F401,F403
 from tfmini.ops.random.stateless import *  # noqa: E402,F401,F403
 
 __all__ = [*random_ops.__all__, *seeds.__all__, *stateless.__all__]
+
+# Family-internal helpers other families use (not TensorFlow names, so not in __all__): the
+# nn family's candidate samplers read Philox streams and glibc's float maths.
+from tfmini.ops.random import libm, philox  # noqa: E402,F401
+from tfmini.ops.random.stream import PhiloxStream  # noqa: E402,F401

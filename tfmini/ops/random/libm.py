@@ -69,14 +69,12 @@ def _load_libm():
     except OSError:
         return None
     fns = {}
-    for fname, argtype, restype in (("logf", ctypes.c_float, ctypes.c_float),
-                                    ("sinf", ctypes.c_float, ctypes.c_float),
-                                    ("cosf", ctypes.c_float, ctypes.c_float)):
+    for fname in ("logf", "sinf", "cosf", "log1pf", "expm1f", "powf"):
         fn = getattr(lib, fname, None)
         if fn is None:
             return None
-        fn.argtypes = [argtype]
-        fn.restype = restype
+        fn.argtypes = [ctypes.c_float] * (2 if fname == "powf" else 1)
+        fn.restype = ctypes.c_float
         fns[fname] = fn
     return fns
 
@@ -91,8 +89,9 @@ def c_libm_available() -> bool:
 
 
 def c_call(fname: str, x: np.ndarray) -> np.ndarray:
-    """The C library's ``fname`` (``logf``, ``sinf`` or ``cosf``) element by element: slow,
-    for checks and for the few elements :func:`logf`/:func:`sincosf` cannot decide."""
+    """The C library's ``fname`` (``logf``, ``sinf``, ``cosf``, ``log1pf`` or ``expm1f``)
+    element by element: slow, for checks, for the few elements :func:`logf`/:func:`sincosf`
+    cannot decide, and for the short arrays of :func:`log1pf`/:func:`expm1f`."""
     fn = _LIBM[fname]
     return np.array([fn(float(v)) for v in np.asarray(x, np.float32).ravel()],
                     np.float32).reshape(np.shape(x))
@@ -211,3 +210,52 @@ def log(x: np.ndarray) -> np.ndarray:
 def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Double sine and cosine (NumPy's agree with glibc's on TensorFlow's Box-Muller angles)."""
     return np.sin(x), np.cos(x)
+
+
+def _scalar_fallback(fn, x: np.ndarray) -> np.ndarray:
+    # No C library: the double result rounded once (correctly rounded, which glibc's float
+    # functions are not always; documented in docs/random.md).
+    return np.array([fn(float(v)) for v in x.ravel()], np.float64).astype(
+        np.float32).reshape(x.shape)
+
+
+def log1pf(x: np.ndarray) -> np.ndarray:
+    """glibc's float ``log1pf`` of a float32 array, element by element through ctypes.
+
+    TensorFlow's candidate samplers call it (``std::log1p`` of a float) for a few values per
+    run (``tensorflow/core/kernels/range_sampler.cc``), so a per-element call is cheap enough.
+    """
+    x = np.asarray(x, np.float32)
+    if _LIBM is None:
+        return _scalar_fallback(math.log1p, x)
+    return c_call("log1pf", x)
+
+
+def expm1f(x: np.ndarray) -> np.ndarray:
+    """glibc's float ``expm1f`` of a float32 array (see :func:`log1pf`)."""
+    x = np.asarray(x, np.float32)
+    if _LIBM is None:
+        return _scalar_fallback(math.expm1, x)
+    return c_call("expm1f", x)
+
+
+def powf(x: np.ndarray, y: float) -> np.ndarray:
+    """glibc's float ``powf(x, y)`` of a float32 array and one float32 exponent."""
+    x = np.asarray(x, np.float32)
+    y32 = float(np.float32(y))
+    if _LIBM is None:
+        return np.array([float(v) ** y32 for v in x.ravel()], np.float64).astype(
+            np.float32).reshape(x.shape)
+    fn = _LIBM["powf"]
+    return np.array([fn(float(v), y32) for v in x.ravel()], np.float32).reshape(x.shape)
+
+
+_PY_EXP = np.frompyfunc(math.exp, 1, 1)
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """The C library's double ``exp`` (through Python's ``math.exp``)."""
+    x = np.asarray(x, np.float64)
+    if x.size == 0:
+        return x.copy()
+    return _PY_EXP(x).astype(np.float64)
