@@ -10,6 +10,8 @@ Keys:
   (stacked), for RandomStandardNormal, RandomUniform and TruncatedNormal;
 * ``int/<Tout>/<lo>_<hi>/<shape>/<seed>_<seed2>``: the same for RandomUniformInt;
 * ``stateless/<Op>/<dtype>/<shape>/<s0>_<s1>`` and ``stateless_int/...``: one run;
+* ``sampler/<name>``: the cases of ``programs.SAMPLER_CASES`` (shuffle, multinomial, gamma,
+  Poisson; stateful ones run twice, stacked);
 * ``program/<name>/<key>``: the TF1 programs of ``tests/ops/random/programs.py``.
 
 Everything is seeded, so re-running gives the same file.
@@ -84,6 +86,10 @@ for dt, lo, hi in P.INT_CASES:
         val = runs("StatelessRandomUniformInt", 1, shape=[11], seed=np.array([s0, s1], np.int64),
                    minval=np.array(lo, dt), maxval=np.array(hi, dt))[0]
         put(f"stateless_int/{dt}/{lo}_{hi}/11/{s0}_{s1}", val)
+
+for name, (op, kwargs) in P.SAMPLER_CASES.items():
+    put(f"sampler/{name}", runs(op, 1, **kwargs)[0] if name.startswith("Stateless") else
+        runs(op, **kwargs))
 
 for name, program in P.PROGRAMS.items():
     for key, val in program(tf).items():

@@ -20,6 +20,69 @@ STATELESS_SEEDS = ((3, 7), (-1, 2**40), (0, 0))
 RUNS = 2
 
 
+def _logits(rows, dtype="float32"):
+    return np.log(np.array(rows, np.float64)).astype(dtype)
+
+
+# The variable-cost samplers: name -> (raw op, its keyword arguments). Stateful ones are run
+# RUNS times in one session; ops whose name starts with "Stateless" once. Multinomial inputs
+# stay below TensorFlow's sharding cost (kMinCostPerShard), where its bits do not depend on
+# the thread count.
+SAMPLER_CASES = {
+    "shuffle_range10": ("RandomShuffle", dict(value=np.arange(10), seed=87654321, seed2=5)),
+    "shuffle_2d": ("RandomShuffle", dict(value=np.arange(33.0).reshape(11, 3), seed=3, seed2=4)),
+    "shuffle_3d_f16": ("RandomShuffle", dict(
+        value=np.arange(24, dtype=np.float16).reshape(6, 2, 2), seed=-3, seed2=2**40 + 5)),
+    "shuffle_1000": ("RandomShuffle", dict(value=np.arange(1000, dtype=np.int32), seed=7,
+                                          seed2=42)),
+    "shuffle_one": ("RandomShuffle", dict(value=np.array([5.0]), seed=1, seed2=2)),
+    "shuffle_empty_rows": ("RandomShuffle", dict(value=np.zeros((5, 0), np.int64), seed=1,
+                                                seed2=2)),
+    "multinomial_f32": ("Multinomial", dict(
+        logits=_logits([[0.2, 0.3, 0.5], [0.9, 0.05, 0.05], [0.1, 0.1, 0.8]]), num_samples=7,
+        seed=6, seed2=1)),
+    "multinomial_inf_f64_i32": ("Multinomial", dict(
+        logits=np.array([[-np.inf, 0.0, 1.0], [2.0, -np.inf, -np.inf]]), num_samples=5,
+        output_dtype="int32", seed=6, seed2=1)),
+    "multinomial_f16_wide": ("Multinomial", dict(
+        logits=np.linspace(-3, 3, 20).reshape(2, 10).astype(np.float16), num_samples=20,
+        seed=123456789012, seed2=-1)),
+    "multinomial_zero_samples": ("Multinomial", dict(
+        logits=np.zeros((2, 3), np.float32), num_samples=0, seed=1, seed2=2)),
+    "gamma_f32": ("RandomGamma", dict(shape=np.array([5], np.int32),
+                                      alpha=np.array([0.3, 1.0, 2.5, 40.0], np.float32),
+                                      seed=7, seed2=8)),
+    "gamma_f64_2d": ("RandomGamma", dict(shape=np.array([2, 3], np.int64),
+                                         alpha=np.array([[0.05], [7.0]]), seed=1, seed2=2)),
+    "gamma_f16": ("RandomGamma", dict(shape=np.array([9], np.int32),
+                                      alpha=np.array([0.5, 1.0, 3.0], np.float16), seed=5,
+                                      seed2=6)),
+    "gamma_empty": ("RandomGamma", dict(shape=np.array([0], np.int32),
+                                        alpha=np.array([2.0], np.float32), seed=5, seed2=6)),
+    "poisson_f64_i64": ("RandomPoissonV2", dict(
+        shape=np.array([6], np.int32), rate=np.array([0.0, 0.5, 3.0, 9.99, 10.0, 55.0, 1e4]),
+        seed=7, seed2=8)),
+    "poisson_f32_f32": ("RandomPoissonV2", dict(
+        shape=np.array([3, 2], np.int32), rate=np.array([1.5, 12.0], np.float32),
+        dtype="float32", seed=1, seed2=2)),
+    "poisson_f16_f16": ("RandomPoissonV2", dict(
+        shape=np.array([5], np.int64), rate=np.array([4.0, 30.0], np.float16),
+        dtype="float16", seed=3, seed2=4)),
+    "poisson_i32_i32": ("RandomPoissonV2", dict(
+        shape=np.array([4], np.int32), rate=np.array([2, 11, 400], np.int32), dtype="int32",
+        seed=5, seed2=6)),
+    "poisson_i64_f64": ("RandomPoissonV2", dict(
+        shape=np.array([3], np.int32), rate=np.array([[7], [70]], np.int64), dtype="float64",
+        seed=5, seed2=6)),
+    "Stateless_multinomial": ("StatelessMultinomial", dict(
+        logits=np.array([[0.0, 1.0, 2.0, 3.0]], np.float32), num_samples=9,
+        seed=np.array([3, 7], np.int64))),
+    "Stateless_multinomial_i32_seed": ("StatelessMultinomial", dict(
+        logits=_logits([[0.2, 0.3, 0.5], [0.5, 0.25, 0.25]], "float64"), num_samples=6,
+        seed=np.array([-1, 2**30], np.int32), output_dtype="int32")),
+}
+
+
 def shape_key(shape) -> str:
     return "x".join(str(d) for d in shape) or "scalar"
 

@@ -96,3 +96,15 @@ def test_graph_programs_equal_tensorflow(name):
 def test_mlp_losses_equal_tensorflow():
     got = P.mlp(tm)["losses"]
     np.testing.assert_allclose(got, GOLDENS["program/mlp/losses"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(P.SAMPLER_CASES))
+def test_samplers_bit_exact(name):
+    op, kwargs = P.SAMPLER_CASES[name]
+    stateless = name.startswith("Stateless")
+    got = _runs(lambda: getattr(tm.raw_ops, op)(**kwargs), 1 if stateless else P.RUNS)
+    assert_bits(got[0] if stateless else got, GOLDENS[f"sampler/{name}"])
+
+
+def test_every_sampler_case_is_recorded():
+    assert sorted(k.split("/", 1)[1] for k in _keys("sampler/")) == sorted(P.SAMPLER_CASES)

@@ -211,3 +211,35 @@ def log(x: np.ndarray) -> np.ndarray:
 def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Double sine and cosine (NumPy's agree with glibc's on TensorFlow's Box-Muller angles)."""
     return np.sin(x), np.cos(x)
+
+
+
+def _c_double_fn(name: str, nargs: int, fallback):
+    """The C library's double function ``name`` through ctypes (``fallback`` where there is
+    no C library); Python's ``math`` functions would raise where C returns inf or nan."""
+    try:
+        fn = getattr(ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6"), name)
+    except (OSError, AttributeError):
+        return fallback
+    fn.argtypes = [ctypes.c_double] * nargs
+    fn.restype = ctypes.c_double
+    return fn
+
+
+def _elementwise(fn, nargs: int = 1):
+    ufunc = np.frompyfunc(fn, nargs, 1)
+
+    def apply(*xs: np.ndarray) -> np.ndarray:
+        xs = np.broadcast_arrays(*(np.asarray(x, np.float64) for x in xs))
+        if xs[0].size == 0:
+            return xs[0].astype(np.float64)
+        return ufunc(*xs).astype(np.float64)
+    return apply
+
+
+# Elementwise calls into the C library, for the samplers whose accept/reject decisions and
+# results depend on its last bits (gamma, Poisson). math.lgamma is CPython's own algorithm.
+exp = _elementwise(_c_double_fn("exp", 1, math.exp))
+log1p = _elementwise(_c_double_fn("log1p", 1, math.log1p))
+lgamma = _elementwise(_c_double_fn("lgamma", 1, math.lgamma))
+pow_ = _elementwise(_c_double_fn("pow", 2, math.pow), 2)
