@@ -11,7 +11,8 @@ Keys:
 * ``int/<Tout>/<lo>_<hi>/<shape>/<seed>_<seed2>``: the same for RandomUniformInt;
 * ``stateless/<Op>/<dtype>/<shape>/<s0>_<s1>`` and ``stateless_int/...``: one run;
 * ``sampler/<name>``: the cases of ``programs.SAMPLER_CASES`` (shuffle, multinomial, gamma,
-  Poisson; stateful ones run twice, stacked);
+  Poisson, the stateless V2 ops; stateful ones run twice, stacked; ``.../out<j>`` for the
+  outputs of the key-counter ops);
 * ``program/<name>/<key>``: the TF1 programs of ``tests/ops/random/programs.py``.
 
 Everything is seeded, so re-running gives the same file.
@@ -87,9 +88,22 @@ for dt, lo, hi in P.INT_CASES:
                    minval=np.array(lo, dt), maxval=np.array(hi, dt))[0]
         put(f"stateless_int/{dt}/{lo}_{hi}/11/{s0}_{s1}", val)
 
+def outputs(op: str, **kwargs) -> list:
+    """One run of an op with several outputs (StatelessRandomGetKeyCounter...)."""
+    g = tf.Graph()
+    with g.as_default():
+        t = getattr(tf.raw_ops, op)(**kwargs)
+        with tf.Session() as sess:
+            return sess.run(list(t))
+
+
 for name, (op, kwargs) in P.SAMPLER_CASES.items():
-    put(f"sampler/{name}", runs(op, 1, **kwargs)[0] if name.startswith("Stateless") else
-        runs(op, **kwargs))
+    if op.startswith("StatelessRandomGetKeyCounter"):
+        for j, val in enumerate(outputs(op, **kwargs)):
+            put(f"sampler/{name}/out{j}", val)
+    else:
+        put(f"sampler/{name}", runs(op, 1, **kwargs)[0] if name.startswith("Stateless") else
+            runs(op, **kwargs))
 
 for name, program in P.PROGRAMS.items():
     for key, val in program(tf).items():

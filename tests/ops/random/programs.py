@@ -183,3 +183,31 @@ def mlp(tf) -> dict:
 
 PROGRAMS = {"graph_seeded": graph_seeded, "op_seed_only": op_seed_only,
             "initializers": initializers, "mlp": mlp}
+
+
+# The stateless V2 ops: Philox key and counter given directly (a counter whose low half is
+# about to carry, one with a large high half), alg 1 (Philox) and 3 (auto-select = Philox).
+V2_KEY_COUNTERS = (
+    (np.array([9222191355702222625], np.uint64), np.array([0, 8674681144361816581], np.uint64)),
+    (np.array([2**64 - 1], np.uint64), np.array([2**64 - 2, 2**63 + 5], np.uint64)),
+)
+for _i, (_key, _counter) in enumerate(V2_KEY_COUNTERS):
+    for _op in ("StatelessRandomNormalV2", "StatelessRandomUniformV2",
+                "StatelessTruncatedNormalV2"):
+        for _dt in FLOATS:
+            for _shape in ((5,), (3, 7), (0,)):
+                SAMPLER_CASES[f"Stateless_{_op}_{_dt}_{shape_key(_shape)}_{_i}"] = (_op, dict(
+                    shape=list(_shape), key=_key, counter=_counter, alg=1 + 2 * _i, dtype=_dt))
+    for _dt in ("int32", "int64", "uint32", "uint64"):
+        SAMPLER_CASES[f"Stateless_full_int_{_dt}_{_i}"] = ("StatelessRandomUniformFullIntV2", dict(
+            shape=[9], key=_key, counter=_counter, alg=1, dtype=_dt))
+    for _dt, _lo, _hi in INT_CASES:
+        SAMPLER_CASES[f"Stateless_int_{_dt}_{_lo}_{_hi}_{_i}"] = ("StatelessRandomUniformIntV2",
+                                                               dict(
+            shape=[11], key=_key, counter=_counter, alg=1, minval=np.array(_lo, _dt),
+            maxval=np.array(_hi, _dt)))
+for _seed in STATELESS_SEEDS:
+    for _op in ("StatelessRandomGetKeyCounter", "StatelessRandomGetKeyCounterAlg"):
+        SAMPLER_CASES[f"Stateless_{_op}_{_seed[0]}_{_seed[1]}"] = (_op, dict(
+            seed=np.array(_seed, np.int64)))
+SAMPLER_CASES["Stateless_get_alg"] = ("StatelessRandomGetAlg", {})

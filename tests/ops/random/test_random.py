@@ -440,3 +440,83 @@ def test_double_sin_cos_and_log_equal_the_c_library():
     np.testing.assert_array_equal(s, [math.sin(t) for t in v])
     np.testing.assert_array_equal(c, [math.cos(t) for t in v])
     np.testing.assert_array_equal(libm.log(u), [math.log(t) for t in u])
+
+
+# -- the stateless V2 ops and the variable-cost samplers: errors and state ------------------
+
+
+@pytest.mark.parametrize("key, counter, alg, message", [
+    ([1, 2], [0, 0], 1, r"key must have shape \[1\], not \[2\]\. \(Note that batched keys"),
+    ([1], [0], 1, r"counter must be a vector with length at least 2; got shape: \[1\]"),
+    ([1], [0, 0], 2, r"Unsupported algorithm id: 2"),
+    ([1], [0, 0], 0, r"Unsupported algorithm id: 0"),
+])
+def test_stateless_v2_bad_inputs(key, counter, alg, message):
+    def build():
+        k = tm.placeholder(tm.uint64, [None])
+        c = tm.placeholder(tm.uint64, [None])
+        a = tm.placeholder(tm.int32, [])
+        out = tm.raw_ops.StatelessRandomNormalV2(shape=[3], key=k, counter=c, alg=a, name="v2")
+        return out, {k: np.array(key, np.uint64), c: np.array(counter, np.uint64), a: alg}
+
+    with pytest.raises(tm.errors.InvalidArgumentError, match=r"StatelessRandomNormalV2 'v2'.*"
+                       + message):
+        _run_error(build)
+
+
+def test_stateless_v2_equals_v1_through_get_key_counter():
+    seed = np.array([-5, 2**35], np.int64)
+
+    def build():
+        key, counter = tm.raw_ops.StatelessRandomGetKeyCounter(seed=seed)
+        return [tm.raw_ops.StatelessTruncatedNormalV2(shape=[4, 5], key=key, counter=counter,
+                                                      alg=3, dtype=tm.float64),
+                tm.raw_ops.StatelessTruncatedNormal(shape=[4, 5], seed=seed, dtype=tm.float64)]
+
+    v2, v1 = _run(build)[0]
+    np.testing.assert_array_equal(v2, v1)
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: tm.raw_ops.Multinomial(logits=np.zeros((2, 0), np.float32), num_samples=0),
+     r"num_classes should be positive, got 0"),
+    (lambda: tm.raw_ops.Multinomial(logits=tm.placeholder_with_default(
+        np.zeros((2, 3), np.float32), [2, 3]), num_samples=tm.placeholder_with_default(-1, [])),
+     r"num_samples should be non-negative, got -1"),
+    (lambda: tm.raw_ops.StatelessMultinomial(logits=np.zeros((1, 3), np.float32), num_samples=2,
+                                             seed=tm.placeholder_with_default(
+                                                 np.array([1, 2, 3], np.int64), [None])),
+     r"seed must have shape \[2\], not \[3\]"),
+    (lambda: tm.raw_ops.RandomGamma(shape=[2], alpha=np.zeros([0], np.float32)),
+     r"Input alpha should have non-zero element count, got: 0"),
+])
+def test_sampler_bad_inputs(build, message):
+    with pytest.raises(tm.errors.InvalidArgumentError, match=message):
+        _run_error(lambda: (build(), None))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tm.raw_ops.RandomShuffle(value=np.arange(10), seed=3, seed2=1),
+    lambda: tm.raw_ops.Multinomial(logits=np.zeros((2, 4), np.float32), num_samples=5, seed=3),
+    lambda: tm.raw_ops.RandomGamma(shape=[3], alpha=np.array([0.5, 2.0], np.float32), seed=3),
+    lambda: tm.raw_ops.RandomPoissonV2(shape=[3], rate=np.array([2.0, 30.0]), seed=3),
+])
+def test_a_failed_run_gives_the_samplers_numbers_back(make):
+    g = tm.Graph()
+    with g.as_default():
+        sample = make()
+        bad = tm.raw_ops.Reshape(tensor=tm.placeholder(tm.float32, [None]), shape=[2])
+        out = tm.stack([tm.cast(tm.reduce_sum(tm.cast(sample, tm.float32)), tm.float32),
+                        tm.reduce_sum(bad)])
+    with tm.Session(graph=g) as sess:
+        with pytest.raises(tm.errors.InvalidArgumentError):
+            sess.run(out, {bad.op.inputs[0]: np.zeros(3, np.float32)})
+        first = sess.run(sample)
+    with tm.Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(sample), first)
+
+
+def test_poisson_rates_that_never_finish_in_tensorflow_give_nan():
+    out = _run(lambda: tm.raw_ops.RandomPoissonV2(
+        shape=[2], rate=np.array([np.nan, np.inf, 3.0]), dtype=tm.float64, seed=1))[0]
+    assert np.isnan(out[:, :2]).all() and np.isfinite(out[:, 2]).all()

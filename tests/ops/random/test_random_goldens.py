@@ -34,7 +34,7 @@ def assert_bits(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape,
                                                                  want.dtype, want.shape)
-    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
 
 
 @pytest.mark.parametrize("key", _keys("raw/"))
@@ -101,10 +101,19 @@ def test_mlp_losses_equal_tensorflow():
 @pytest.mark.parametrize("name", sorted(P.SAMPLER_CASES))
 def test_samplers_bit_exact(name):
     op, kwargs = P.SAMPLER_CASES[name]
+    if op.startswith("StatelessRandomGetKeyCounter"):
+        with tm.Graph().as_default():
+            t = getattr(tm.raw_ops, op)(**kwargs)
+            with tm.Session() as sess:
+                got = sess.run(list(t))
+        for j, val in enumerate(got):
+            assert_bits(val, GOLDENS[f"sampler/{name}/out{j}"])
+        return
     stateless = name.startswith("Stateless")
     got = _runs(lambda: getattr(tm.raw_ops, op)(**kwargs), 1 if stateless else P.RUNS)
     assert_bits(got[0] if stateless else got, GOLDENS[f"sampler/{name}"])
 
 
 def test_every_sampler_case_is_recorded():
-    assert sorted(k.split("/", 1)[1] for k in _keys("sampler/")) == sorted(P.SAMPLER_CASES)
+    recorded = {k.split("/")[1] for k in _keys("sampler/")}
+    assert recorded == set(P.SAMPLER_CASES)

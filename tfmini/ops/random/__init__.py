@@ -3,7 +3,8 @@ the ``tf.compat.v1`` functions over them (``random_normal``, ``set_random_seed``
 
 Parts: ``philox`` (the generator and bits-to-sample conversions), ``libm`` (glibc's float
 ``logf``/``sincosf`` bits), ``distributions`` (TensorFlow's sample layout), ``stream`` (per-op
-state), ``stateful`` / ``samplers`` / ``stateless`` (the ops), ``seeds`` (graph and op seeds),
+state), ``stateful`` / ``samplers`` / ``stateless`` / ``stateless_v2`` (the ops), ``lanes`` and
+``sampling`` (the variable-cost samplers' streams and algorithms), ``seeds`` (graph and op seeds),
 ``random_ops`` (the Python API). docs/random.md explains the design.
 """
 
@@ -15,6 +16,7 @@ from tfmini.ops.random import (  # noqa: E402
     seeds,
     stateful,  # noqa: F401  (registers the ops)
     stateless,  # noqa: E402
+    stateless_v2,  # noqa: F401  (registers the ops)
 )
 from tfmini.ops.random.random_ops import *  # noqa: E402,F401,F403
 from tfmini.ops.random.seeds import *  # noqa: E402,F401,F403

@@ -47,7 +47,8 @@ def key_counter_from_seed(seed: Any) -> tuple[tuple[int, int], int]:
     return (int(mix[0]), int(mix[1])), philox.counter_of((0, 0, int(mix[2]), int(mix[3])))
 
 
-def _check_seed(seed: Any) -> np.ndarray:
+def check_seed(seed: Any) -> np.ndarray:
+    """A stateless op's ``[2]`` seed input, checked as TensorFlow checks it."""
     seed = np.asarray(seed)
     if seed.shape != (2,):
         raise invalid_argument(f"seed must have shape [2], not {dims_str(seed.shape)}")
@@ -66,7 +67,7 @@ _STATELESS_ATTRS = ["dtype: {half, float, double} = DT_FLOAT", "T: {int32, int64
 
 
 def _stateless(shape, seed, dtype, sample):
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     dims = output_dims(shape)
     n = check_size(dims, dtype)
     if n == 0:
@@ -115,7 +116,7 @@ def stateless_random_uniform_int_kernel(shape, seed, minval, maxval, *, dtype):
         raise invalid_argument(f"minval must be 0-D, got shape {dims_str(minval.shape)}")
     if maxval.ndim != 0:
         raise invalid_argument(f"maxval must be 0-D, got shape {dims_str(maxval.shape)}")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     dims = output_dims(shape)
     n = check_size(dims, dtype)
     if n == 0:
@@ -144,7 +145,7 @@ def _stateless_multinomial_shape(ic):
 def stateless_multinomial_kernel(logits, num_samples, seed, *, output_dtype):
     """Class indices from ``softmax(logits)`` row by row, determined by ``seed`` (drawn as
     Multinomial draws them, from counter 0 of the seed's stream)."""
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     logits, n = samplers.check_multinomial(logits, num_samples)
     batch = logits.shape[0]
     check_size([batch, n], output_dtype)
