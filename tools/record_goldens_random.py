@@ -51,6 +51,14 @@ def put(key: str, value) -> None:
     records[key] = np.asarray(value)
 
 
+# One intra-op thread for the whole process: the CPU device's thread pool is created by the
+# first session and shared by the later ones. Multinomial and ParameterizedTruncatedNormal
+# shard large inputs over that pool, and their bits then depend on its size; tfmini follows
+# the one-thread order (equal to any thread count for inputs below the sharding cost).
+with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=1)):
+    pass
+
+
 def runs(op: str, n: int = P.RUNS, **kwargs) -> np.ndarray:
     """``n`` consecutive runs (stacked) of ``tf.raw_ops.<op>(**kwargs)`` in one session."""
     g = tf.Graph()

@@ -74,6 +74,28 @@ SAMPLER_CASES = {
     "poisson_i64_f64": ("RandomPoissonV2", dict(
         shape=np.array([3], np.int32), rate=np.array([[7], [70]], np.int64), dtype="float64",
         seed=5, seed2=6)),
+    "ptn_scalar_f32": ("ParameterizedTruncatedNormal", dict(
+        shape=[7, 5], means=np.float32(0.5), stdevs=np.float32(2.0), minvals=np.float32(-1.0),
+        maxvals=np.float32(3.0), seed=3, seed2=4)),
+    "ptn_scalar_f64_3rows": ("ParameterizedTruncatedNormal", dict(
+        shape=[250], means=0.0, stdevs=1.0, minvals=1.0, maxvals=1.5, seed=5, seed2=6)),
+    "ptn_neg_inf": ("ParameterizedTruncatedNormal", dict(
+        shape=[3, 4], means=np.float32(0.0), stdevs=np.float32(1.0),
+        minvals=np.array([-np.inf], np.float32), maxvals=np.array([-3.0], np.float32), seed=1,
+        seed2=2)),
+    **{f"ptn_rows_{dt}": ("ParameterizedTruncatedNormal", dict(
+        shape=[4, 9], means=np.array([0.0, 1.0, -2.0, 5.0], dt),
+        stdevs=np.array([1.0, 0.5, 2.0, 1.0], dt), minvals=np.array([-0.1, 3.0, -10.0, 4.9], dt),
+        maxvals=np.array([0.1, np.inf, 10.0, 20.0], dt), seed=3, seed2=4)) for dt in FLOATS},
+    # Large enough for TensorFlow to shard rows over several threads; the recorder runs it
+    # with one intra-op thread, the order tfmini follows.
+    "ptn_rows_1thread": ("ParameterizedTruncatedNormal", dict(
+        shape=[12, 150], means=np.zeros(12, np.float32), stdevs=np.ones(12, np.float32),
+        minvals=np.float32(-1.0), maxvals=np.linspace(-0.5, 4, 12).astype(np.float32), seed=7,
+        seed2=8)),
+    "multinomial_1thread": ("Multinomial", dict(
+        logits=np.linspace(-2, 2, 300).reshape(6, 50).astype(np.float32), num_samples=200,
+        output_dtype="int32", seed=9, seed2=10)),
     "Stateless_multinomial": ("StatelessMultinomial", dict(
         logits=np.array([[0.0, 1.0, 2.0, 3.0]], np.float32), num_samples=9,
         seed=np.array([3, 7], np.int64))),

@@ -489,6 +489,13 @@ def test_stateless_v2_equals_v1_through_get_key_counter():
      r"seed must have shape \[2\], not \[3\]"),
     (lambda: tm.raw_ops.RandomGamma(shape=[2], alpha=np.zeros([0], np.float32)),
      r"Input alpha should have non-zero element count, got: 0"),
+    (lambda: tm.raw_ops.ParameterizedTruncatedNormal(
+        shape=[2, 3], means=np.zeros(2, np.float32), stdevs=np.float32(1),
+        minvals=np.float32(1), maxvals=np.float32(1)), r"Invalid parameters"),
+    (lambda: tm.raw_ops.ParameterizedTruncatedNormal(
+        shape=[2, 3], means=np.zeros(3, np.float32), stdevs=np.float32(1),
+        minvals=np.float32(0), maxvals=np.float32(1)),
+     r"Input means should have length 1 or shape\[0\], got shape: \[3\]"),
 ])
 def test_sampler_bad_inputs(build, message):
     with pytest.raises(tm.errors.InvalidArgumentError, match=message):

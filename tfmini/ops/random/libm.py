@@ -233,7 +233,7 @@ def _elementwise(fn, nargs: int = 1):
         xs = np.broadcast_arrays(*(np.asarray(x, np.float64) for x in xs))
         if xs[0].size == 0:
             return xs[0].astype(np.float64)
-        return ufunc(*xs).astype(np.float64)
+        return np.asarray(ufunc(*xs), np.float64)
     return apply
 
 
@@ -243,3 +243,24 @@ exp = _elementwise(_c_double_fn("exp", 1, math.exp))
 log1p = _elementwise(_c_double_fn("log1p", 1, math.log1p))
 lgamma = _elementwise(_c_double_fn("lgamma", 1, math.lgamma))
 pow_ = _elementwise(_c_double_fn("pow", 2, math.pow), 2)
+
+
+def _c_float_fn(name: str, fallback):
+    try:
+        fn = getattr(ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6"), name)
+    except (OSError, AttributeError):
+        return fallback
+    fn.argtypes = [ctypes.c_float]
+    fn.restype = ctypes.c_float
+    return fn
+
+
+_EXPF = np.frompyfunc(_c_float_fn("expf", math.exp), 1, 1)
+
+
+def expf(x: np.ndarray) -> np.ndarray:
+    """The C library's float ``expf``, element by element."""
+    x = np.asarray(x, np.float32)
+    if x.size == 0:
+        return x.copy()
+    return np.asarray(_EXPF(x.astype(np.float64)), np.float64).astype(np.float32)

@@ -5,34 +5,27 @@ Signatures, attrs and shape functions are TensorFlow's (``tensorflow/core/ops/ra
 Each run reserves what TensorFlow's kernel reserves from the op's stream (kernels
 ``random_shuffle_op.cc``, ``multinomial_op.cc``, ``random_op.cc`` (gamma),
 ``random_poisson_op.cc``, ``parameterized_truncated_normal_op.cc``) and the samples are
-TensorFlow's bits (:mod:`tfmini.ops.random.sampling`), except ParameterizedTruncatedNormal,
-whose values come from NumPy's samplers keyed by the op's stream (docs/random.md).
+TensorFlow's bits (:mod:`tfmini.ops.random.sampling`, :mod:`tfmini.ops.random.truncated`).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from tfmini import errors
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.shapes import TensorShape, dims_str
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
-from tfmini.ops.random import sampling
+from tfmini.ops.random import sampling, truncated
 from tfmini.ops.random.stateful import random_shape
 from tfmini.ops.random.stream import check_size, output_dims, stream_for
 
 __all__: list[str] = []
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
-
-
-def _generator(ctx, node, seed, seed2, n_outputs: int) -> np.random.Generator:
-    # ParameterizedTruncatedNormal only (see the module docstring).
-    """A NumPy generator for this run: the op's key and the counter this run reserved."""
-    stream = stream_for(ctx, node, seed, seed2)
-    base = stream.reserve(max(n_outputs, 1) * 256, ctx)
-    key = stream.key[0] | (stream.key[1] << 32)
-    return np.random.Generator(np.random.Philox(key=key, counter=base))
 
 
 # ----------------------------------------------------------------------------------------
@@ -211,39 +204,43 @@ def random_poisson_v2_kernel(ctx, shape, rate, *, seed, seed2, dtype, node):
 def parameterized_truncated_normal_kernel(ctx, shape, means, stdevs, minvals, maxvals, *,
                                           seed, seed2, dtype, node):
     """Normal(mean, stdev) samples cut to [minval, maxval], one batch row per parameter."""
+    shape_arr = np.asarray(shape)
+    if shape_arr.ndim != 1:
+        raise invalid_argument(
+            f"Input shape should be a vector, got shape: {dims_str(shape_arr.shape)}")
+    if shape_arr.size == 0:
+        raise invalid_argument(f"Shape tensor must not be empty, got Tensor<type: "
+                               f"{shape_arr.dtype} shape: [0] values: >")
     dims = output_dims(shape)
     n = check_size(dims, dtype)
-    if n == 0:
-        return np.zeros(dims, dtype.np_dtype)
-    batch = dims[0] if dims else 1
-    per = n // batch if batch else 0
-    params = []
-    for name, p in (("means", means), ("stdevs", stdevs), ("minvals", minvals),
-                    ("maxvals", maxvals)):
-        p = np.asarray(p, np.float64).reshape(-1)
-        if p.size not in (1, batch):
+    params = [np.asarray(p) for p in (means, stdevs, minvals, maxvals)]
+    for name, p in zip(("means", "stddevs", "minvals", "maxvals"), params):
+        if p.ndim > 1:
             raise invalid_argument(
-                f"Input {name} should have length 1 or shape[0], got shape: {p.size}")
-        params.append(np.broadcast_to(p, (batch,))[:, None])
-    mean, std, lo, hi = params
-    rng = _generator(ctx, node, seed, seed2, n)
-    a = (lo - mean) / std
-    b = (hi - mean) / std
-    out = np.empty((batch, per))
-    todo = np.ones((batch, per), bool)
-    z = np.zeros((batch, per))
-    for _ in range(1000):
-        if not todo.any():
-            break
-        cand = rng.standard_normal((batch, per))
-        ok = todo & (cand >= a) & (cand <= b)
-        z[ok] = cand[ok]
-        todo &= ~ok
-    if todo.any():  # far tails: uniform over the interval (rare; TensorFlow uses exponentials)
-        fill = rng.uniform(np.broadcast_to(a, (batch, per)), np.broadcast_to(b, (batch, per)))
-        z[todo] = fill[todo]
-    out = mean + std * z
-    return out.reshape(dims).astype(dtype.np_dtype)
+                f"Input {name} should be a scalar or vector, got shape: {dims_str(p.shape)}")
+    num_batches = dims[0]
+    per = n // num_batches if num_batches else math.prod(dims[1:])
+    if all(p.size == 1 for p in params[:2]) and params[2].ndim == 0 and params[3].ndim == 0:
+        # All rows share the parameters: TensorFlow re-cuts the output into rows of 100.
+        per = 100
+        num_batches = -(-n // per)
+    else:
+        for name, p in zip(("means", "stddevs", "minvals", "maxvals"), params):
+            if p.ndim == 1 and p.shape[0] not in (1, num_batches):
+                raise invalid_argument(f"Input {name} should have length 1 or shape[0], got "
+                                       f"shape: {dims_str(p.shape)}")
+    stream = stream_for(ctx, node, seed, seed2)
+    base = stream.reserve(truncated.reserved_blocks(num_batches, per), ctx)
+    flat = [p.reshape(-1).astype(dtype.np_dtype) for p in params]
+    try:
+        out = truncated.parameterized_truncated_normal(flat, num_batches, per, n, stream.key,
+                                                       base, dtype.np_dtype)
+    except ValueError as e:
+        raise invalid_argument(str(e)) from None
+    except truncated.SamplerFailure:
+        raise errors.InternalError(
+            None, None, "TruncatedNormal rejection sampler failed to accept a sample.") from None
+    return out.reshape(dims)
 
 
 for _op in ("RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "RandomPoissonV2",
