@@ -527,3 +527,20 @@ def test_poisson_rates_that_never_finish_in_tensorflow_give_nan():
     out = _run(lambda: tm.raw_ops.RandomPoissonV2(
         shape=[2], rate=np.array([np.nan, np.inf, 3.0]), dtype=tm.float64, seed=1))[0]
     assert np.isnan(out[:, :2]).all() and np.isfinite(out[:, 2]).all()
+
+
+@pytest.mark.parametrize("base", [0, 5, (1 << 32) - 3, (7 << 96) | (3 << 64) | (0xFFFFFFFF << 32),
+                                  (1 << 128) - 2, 123456789 << 40])
+def test_words_of_a_run_equal_the_blocks_one_by_one(base):
+    # The fast path (constant first rounds) against the general one, across word carries.
+    from tfmini.ops.random import philox
+
+    key = (0x9E3779B9, 12345)
+    for count in (1, 5, 100):
+        run = philox.words_run(key, base, count)
+        one_by_one = philox.words_at(key, base, np.arange(count, dtype=np.uint64))
+        for a, b in zip(run, one_by_one):
+            np.testing.assert_array_equal(a, b)
+        low = philox.words_run(key, base, count, low_words_only=True)
+        for a, b in zip(low, one_by_one):
+            np.testing.assert_array_equal(a & np.uint64(0xFFFFFFFF), b)
