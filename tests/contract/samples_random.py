@@ -42,5 +42,7 @@ SAMPLES = {
                                              np.int64(9)], {}),
     "StatelessRandomUniformFullIntV2": lambda: ([SHAPE, KEY, COUNTER, np.int32(1)],
                                                 {"dtype": tm.uint32}),
+    "RandomGammaGrad": lambda: ([np.array([[0.5], [2.0]], F64), np.array([[0.3, 1.2, 4.0]], F64)],
+                                {}),
     "Qr": lambda: ([np.array([[2.0, 1.0], [1.0, 3.0], [0.5, 0.5]], F64)], {}),
 }

@@ -19,6 +19,7 @@ from tfmini.ops.array import grad as _array_grad  # noqa: F401,E402
 from tfmini.ops.math import grad as _math_grad  # noqa: F401,E402
 from tfmini.ops.nn import fused_batch_norm_grad as _fused_batch_norm_grad  # noqa: F401,E402
 from tfmini.ops.nn import grad as _nn_grad  # noqa: F401,E402
+from tfmini.ops.random import grad as _random_grad  # noqa: F401,E402
 
 def __getattr__(name: str):
     if name[:1].isupper():

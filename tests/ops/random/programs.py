@@ -203,8 +203,33 @@ def mlp(tf) -> dict:
     return {"losses": np.array(losses, np.float32)}
 
 
+def gamma_grad(tf) -> dict:
+    """tf.random_gamma and its gradient for alpha (RandomGammaGrad), float32 and float64, and
+    RandomGammaGrad itself over a grid of (alpha, sample)."""
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        for dt in (tf.float32, tf.float64):
+            alpha = tf.constant([[0.3, 1.0, 4.0], [0.05, 2.5, 60.0]], dt)
+            beta = tf.constant([2.0, 0.5, 1.0], dt)
+            s = tf.random_gamma([5], alpha, beta=beta, dtype=dt, seed=3)
+            w = tf.constant(np.linspace(-1.0, 2.0, 30).reshape(5, 2, 3), dt)
+            (da,) = tf.gradients(tf.reduce_sum(s * w), [alpha])
+            out[f"sample/{dt.name}"], out[f"dalpha/{dt.name}"] = s, da
+        alphas = np.repeat([0.01, 0.3, 1.0, 2.5, 40.0, 1000.0], 7)
+        samples = np.tile([1e-6, 0.01, 0.5, 1.0, 3.0, 50.0, 1030.0], 6)
+        out["grid/float64"] = tf.raw_ops.RandomGammaGrad(alpha=alphas, sample=samples)
+        out["grid/float32"] = tf.raw_ops.RandomGammaGrad(alpha=alphas.astype(np.float32),
+                                                         sample=samples.astype(np.float32))
+        out["edges"] = tf.raw_ops.RandomGammaGrad(
+            alpha=np.array([1.0, 0.5, 3.0, 1.0, -1.0, np.nan, 2.0]),
+            sample=np.array([0.0, 1e-300, np.inf, -1.0, 1.0, 1.0, np.nan]))
+        with tf.Session() as sess:
+            return sess.run(out)
+
+
 PROGRAMS = {"graph_seeded": graph_seeded, "op_seed_only": op_seed_only,
-            "initializers": initializers, "mlp": mlp}
+            "initializers": initializers, "mlp": mlp, "gamma_grad": gamma_grad}
 
 
 # The stateless V2 ops: Philox key and counter given directly (a counter whose low half is

@@ -11,6 +11,7 @@ state), ``stateful`` / ``samplers`` / ``stateless`` / ``stateless_v2`` (the ops)
 from __future__ import annotations
 
 from tfmini.ops.random import (  # noqa: E402
+    gamma_derivative,  # noqa: F401  (registers RandomGammaGrad)
     random_ops,
     samplers,  # noqa: F401,E402  (registers the ops)
     seeds,

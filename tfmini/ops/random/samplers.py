@@ -243,6 +243,7 @@ def parameterized_truncated_normal_kernel(ctx, shape, means, stdevs, minvals, ma
     return out.reshape(dims)
 
 
-for _op in ("RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "RandomPoissonV2",
+# RandomGamma's gradient (for alpha) is in grad.py.
+for _op in ("RandomShuffle", "Multinomial", "RandomPoisson", "RandomPoissonV2",
             "ParameterizedTruncatedNormal"):
     no_gradient(_op)
