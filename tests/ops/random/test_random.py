@@ -70,6 +70,17 @@ def test_logf_port_equals_the_c_library():
 
 
 @_needs_libm
+def test_fast_expf_equals_the_c_library():
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-110, 90, 300_000), rng.standard_normal(300_000),
+                        [0.0, -0.0, 88.72284, 88.7229, -87.33655, -103.97, -104.0, np.inf,
+                         -np.inf, np.nan]]).astype(np.float32)
+    with np.errstate(over="ignore"):
+        want = libm.c_expf(x)
+    np.testing.assert_array_equal(libm.expf(x).view(np.uint32), want.view(np.uint32))
+
+
+@_needs_libm
 def test_sincosf_port_equals_the_c_library():
     _, v = _box_muller_inputs(200_000, 2)
     extra = np.array([0.0, 1e-5, 2.0**-12, 0.7853982, 1.5707964, 3.1415927, 6.2831850, 119.0],

@@ -53,74 +53,108 @@ def _log(x: np.ndarray, dt: np.dtype) -> np.ndarray:
         return libm.logf(x.astype(np.float32)).astype(dt)
 
 
-def _first_accepted(accept: np.ndarray, need: int) -> int:
-    """How many candidates (in order) it takes to accept ``need``; -1 if ``accept`` has fewer.
-    Raises SamplerFailure on a run of ``MAX_ITERATIONS`` rejections before that."""
-    hits = np.flatnonzero(accept)
-    end = hits[need - 1] + 1 if hits.size >= need else accept.size
-    gaps = np.diff(np.concatenate([[-1], hits[hits < end]])) - 1
-    tail = end - 1 - (hits[hits < end][-1] if (hits < end).any() else -1)
-    if (gaps.size and gaps.max() >= MAX_ITERATIONS) or (hits.size < need
-                                                        and tail >= MAX_ITERATIONS):
-        raise SamplerFailure
-    return int(end) if hits.size >= need else -1
+def _rejection_runs(accept: np.ndarray) -> np.ndarray:
+    """For each candidate, how many rejections in a row end at it (0 where accepted)."""
+    idx = np.arange(accept.size)
+    last = np.maximum.accumulate(np.where(accept, idx, -1))
+    return idx - last
 
 
-def _draw_batch(dt, key, base, pos, need, mean, std, lo, hi):
-    """``need`` samples of one row from block ``pos`` on; returns them and the next block."""
-    if (lo == -np.inf) or hi < mean:
-        lo, hi, std = hi, lo, -std
-    a = (lo - mean) / std
-    b = (hi - mean) / std
-    two, four = dt.type(2), dt.type(4)
-    sqrt_factor = np.sqrt(a * a + four)
-    cutoff = two * _exp(np.asarray(dt.type(0.5) + (a * (a - sqrt_factor)) / four), dt) / (
-        a + sqrt_factor)
-    diff = b - a
-    per = 2 if dt == np.float64 else 4
-    out = np.empty(0, dt)
-    if need <= 0:
-        return out, pos
-    inside = dt.type(_RANDN_INSIDE)
-    if (a < -inside and b >= 0) or (b > inside and a <= 0):
-        mode, cands, blocks_per = "randn", per, 1
-    elif diff < cutoff:
-        mode, cands, blocks_per = "uniform", per, 2
-    else:
-        mode, cands, blocks_per = "exp", per // 2, 1
-    alpha = (a + np.sqrt(a * a + four)) / two
-    plus = dt.type(0) if a < 0 else a * a
-    chunk = max(8, 2 * need // cands + 4)
-    while need > 0:
-        n = chunk * blocks_per * per
-        if mode == "randn":
-            z = distributions.normal(dt, key, base + pos, n)
-            accept = (z >= a) & (z <= b)
-        elif mode == "uniform":
-            u2 = distributions.uniform(dt, key, base + pos, n).reshape(chunk, 2, per)
-            z = u2[:, 0] * diff + a
-            g = (plus - z * z) / two
-            accept = (u2[:, 1] <= _exp(g, dt)).reshape(-1)
-            z = z.reshape(-1)
+class _Row:
+    """The sampler one row's parameters select, and its candidates from a stream position."""
+
+    def __init__(self, dt, key, base, mean, std, lo, hi):
+        if (lo == -np.inf) or hi < mean:
+            lo, hi, std = hi, lo, -std
+        self.dt, self.key, self.base, self.mean, self.std = dt, key, base, mean, std
+        a = (lo - mean) / std
+        b = (hi - mean) / std
+        two, four = dt.type(2), dt.type(4)
+        sqrt_factor = np.sqrt(a * a + four)
+        cutoff = two * _exp(np.asarray(dt.type(0.5) + (a * (a - sqrt_factor)) / four), dt) / (
+            a + sqrt_factor)
+        self.a, self.b, self.diff = a, b, b - a
+        self.per = 2 if dt == np.float64 else 4
+        inside = dt.type(_RANDN_INSIDE)
+        # A unit is what one pass of TensorFlow's loop consumes: one block of normals, a block
+        # of proposals and a block of uniforms, or one block of exponential pairs.
+        if (a < -inside and b >= 0) or (b > inside and a <= 0):
+            self.mode, self.cands, self.blocks_per = "randn", self.per, 1
+        elif self.diff < cutoff:
+            self.mode, self.cands, self.blocks_per = "uniform", self.per, 2
         else:
-            r = distributions.uniform(dt, key, base + pos, n)
-            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-                z = -_log(r[0::2], dt) / alpha + a
-                x = alpha - z if a < alpha else np.full_like(z, a - alpha)
-                g = _exp(-x * x / two, dt)
-            accept = (r[1::2] <= g) & (z < b)
-        end = _first_accepted(accept, need)
-        if end < 0:  # the whole chunk goes by without enough samples
-            out = np.concatenate([out, z[accept]])
-            need -= int(accept.sum())
-            pos += chunk * blocks_per
-            chunk *= 2
+            self.mode, self.cands, self.blocks_per = "exp", self.per // 2, 1
+        self.alpha = (a + np.sqrt(a * a + four)) / two
+        self.plus = dt.type(0) if a < 0 else a * a
+
+    def candidates(self, block: int, units: int) -> tuple[np.ndarray, np.ndarray]:
+        """The normalised candidates of ``units`` units from block ``block`` and which are
+        accepted."""
+        dt, a, b, two = self.dt, self.a, self.b, self.dt.type(2)
+        n = units * self.blocks_per * self.per
+        start = self.base + block
+        if self.mode == "randn":
+            z = distributions.normal(dt, self.key, start, n)
+            return z, (z >= a) & (z <= b)
+        if self.mode == "uniform":
+            u2 = distributions.uniform(dt, self.key, start, n).reshape(units, 2, self.per)
+            z = u2[:, 0] * self.diff + a
+            g = (self.plus - z * z) / two
+            return z.reshape(-1), (u2[:, 1] <= _exp(g, dt)).reshape(-1)
+        r = distributions.uniform(dt, self.key, start, n)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            z = -_log(r[0::2], dt) / self.alpha + a
+            x = self.alpha - z if a < self.alpha else np.full_like(z, a - self.alpha)
+            g = _exp(-x * x / two, dt)
+        return z, (r[1::2] <= g) & (z < b)
+
+
+def _draw_rows(row: _Row, pos: int, needs: list[int]) -> tuple[list[np.ndarray], int]:
+    """The samples of consecutive rows sharing ``row``'s parameters, the first from block
+    ``pos`` on, each next one from the block after the previous one's last accepted
+    candidate; returns them and the next free block."""
+    cands = row.cands
+    z = np.empty(0, row.dt)
+    accept = np.empty(0, bool)
+    cum = np.zeros(0, np.int64)  # accepted candidates up to and including each one
+    risky = False  # whether the buffer holds MAX_ITERATIONS rejections in a row
+    buf_unit = 0  # unit (from pos) of the buffer's first candidate
+    unit = 0  # unit where the current row starts
+    grow = max(8, 2 * max(needs, default=0) // cands + 4)
+    out = []
+
+    def failed(i0: int, stop: int) -> bool:
+        # Rejections in a row within the row (TensorFlow's count restarts with each row).
+        runs = np.minimum(_rejection_runs(accept[i0:stop]), np.arange(1, stop - i0 + 1))
+        return bool(runs.size) and int(runs.max()) >= MAX_ITERATIONS
+
+    for need in needs:
+        if need <= 0:
+            out.append(np.empty(0, row.dt))
             continue
-        out = np.concatenate([out, z[:end][accept[:end]]])
-        pos += int((end - 1) // cands + 1) * blocks_per
-        need = 0
+        while True:
+            i0 = (unit - buf_unit) * cands
+            before = int(cum[i0 - 1]) if i0 else 0
+            if cum.size and cum[-1] - before >= need:
+                e = int(np.searchsorted(cum, before + need))
+                if risky and failed(i0, e + 1):
+                    raise SamplerFailure
+                out.append(z[i0:e + 1][accept[i0:e + 1]])
+                unit = buf_unit + e // cands + 1
+                break
+            if risky and failed(i0, accept.size):
+                raise SamplerFailure
+            # Not enough candidates: keep the row's part of the buffer and draw more.
+            more_z, more_accept = row.candidates(
+                pos + (buf_unit + z.size // cands) * row.blocks_per, grow)
+            z = np.concatenate([z[i0:], more_z])
+            accept = np.concatenate([accept[i0:], more_accept])
+            cum = np.cumsum(accept)
+            risky = bool(accept.size) and int(_rejection_runs(accept).max()) >= MAX_ITERATIONS
+            buf_unit = unit
+            grow *= 2
     with np.errstate(over="ignore", invalid="ignore"):
-        return out * std + mean, pos
+        return [v * row.std + row.mean for v in out], pos + unit * row.blocks_per
 
 
 def parameterized_truncated_normal(params, num_batches: int, samples_per_batch: int,
@@ -142,12 +176,21 @@ def parameterized_truncated_normal(params, num_batches: int, samples_per_batch: 
     dt = np.dtype(dtype)
     out = np.empty(num_elements, dt)
     pos = 0
-    for bi in range(num_batches):
+    bi = 0
+    while bi < num_batches:
         mean, std, lo, hi = (p[0 if p.size == 1 else bi] for p in params)
         if not (std > 0 and lo < hi and (np.isfinite(lo) or np.isfinite(hi))):
             raise ValueError("Invalid parameters")
-        start = bi * samples_per_batch
-        limit = min(start + samples_per_batch, num_elements)
-        vals, pos = _draw_batch(dt, key, base, pos, limit - start, mean, std, lo, hi)
-        out[start:limit] = vals
+        # Consecutive rows with the same parameters share one vectorised pass.
+        last = bi + 1
+        while last < num_batches and all(
+                p.size == 1 or p[last] == p[bi] for p in params):
+            last += 1
+        starts = [r * samples_per_batch for r in range(bi, last)]
+        limits = [min(s + samples_per_batch, num_elements) for s in starts]
+        vals, pos = _draw_rows(_Row(dt, key, base, mean, std, lo, hi), pos,
+                               [lim - s for s, lim in zip(starts, limits)])
+        for s, lim, v in zip(starts, limits, vals):
+            out[s:lim] = v
+        bi = last
     return out
