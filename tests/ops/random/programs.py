@@ -57,6 +57,12 @@ SAMPLER_CASES = {
     "gamma_f16": ("RandomGamma", dict(shape=np.array([9], np.int32),
                                       alpha=np.array([0.5, 1.0, 3.0], np.float16), seed=5,
                                       seed2=6)),
+    # Results below the smallest normal float are zeros: TensorFlow runs kernels with
+    # flush-to-zero on.
+    "gamma_ftz_f32": ("RandomGamma", dict(shape=np.array([400], np.int32),
+                                          alpha=np.array([0.05], np.float32), seed=11, seed2=12)),
+    "gamma_ftz_f64": ("RandomGamma", dict(shape=np.array([50], np.int32),
+                                          alpha=np.array([0.002]), seed=11, seed2=12)),
     "gamma_empty": ("RandomGamma", dict(shape=np.array([0], np.int32),
                                         alpha=np.array([2.0], np.float32), seed=5, seed2=6)),
     "poisson_f64_i64": ("RandomPoissonV2", dict(

@@ -245,6 +245,16 @@ lgamma = _elementwise(_c_double_fn("lgamma", 1, math.lgamma))
 pow_ = _elementwise(_c_double_fn("pow", 2, math.pow), 2)
 
 
+def unique_apply(fn, x: np.ndarray) -> np.ndarray:
+    """``fn(x)`` computed once per distinct value (for the per-parameter constants the
+    samplers need for every output)."""
+    x = np.asarray(x, np.float64)
+    if x.size == 0:
+        return x.copy()
+    values, inverse = np.unique(x, return_inverse=True)
+    return fn(values)[inverse.reshape(x.shape)]
+
+
 def _c_float_fn(name: str, fallback):
     try:
         fn = getattr(ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6"), name)

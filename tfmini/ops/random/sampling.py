@@ -74,6 +74,24 @@ def multinomial(logits: np.ndarray, num_samples: int, key, base: int) -> np.ndar
     return out
 
 
+def _gamma_log_test(u, x, v, d) -> np.ndarray:
+    """Marsaglia and Tsang's ``log(u) < x*x/2 + d * (1 - v + log(v))`` with the C library's
+    logs: NumPy's decide where the two sides are further apart than the logs' possible
+    difference can move them; the near ties use the C library's."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lu, lv = np.log(u), np.log(v)
+        rhs = 0.5 * x * x + d * (1 - v + lv)
+        margin = 8 * (np.spacing(np.abs(lu)) + np.abs(d) * np.spacing(np.abs(lv))
+                      + np.spacing(np.abs(rhs)))
+        close = ~(np.abs(lu - rhs) > margin)
+        out = lu < rhs
+    idx = np.flatnonzero(close)
+    if idx.size:
+        out[idx] = libm.log(u[idx]) < 0.5 * x[idx] * x[idx] + d[idx] * (
+            1 - v[idx] + libm.log(v[idx]))
+    return out
+
+
 def _lanes(key, base: int, n_params: int, per_param: int) -> tuple[Lanes, np.ndarray]:
     """One stream per output, in TensorFlow's output order (parameter-major), and each lane's
     parameter index."""
@@ -83,14 +101,29 @@ def _lanes(key, base: int, n_params: int, per_param: int) -> tuple[Lanes, np.nda
     return lanes, np.repeat(np.arange(n_params), per_param)
 
 
+def flush_subnormals(values: np.ndarray) -> np.ndarray:
+    """Subnormal floats as zeros (keeping the sign): TensorFlow runs kernels with the CPU's
+    flush-to-zero mode on (``port::ScopedFlushDenormal``, tensorflow/core/platform/denormal.h
+    in the executor), so a result that would be subnormal comes out as zero."""
+    tiny = np.finfo(values.dtype).tiny
+    with np.errstate(invalid="ignore"):
+        small = np.abs(values) < tiny
+    if small.any():
+        values = np.where(small, np.copysign(np.zeros((), values.dtype), values), values)
+    return values
+
+
 def _to_output(values: np.ndarray, n_params: int, per_param: int, dtype) -> np.ndarray:
     """Lane values (parameter-major) as the output layout ``[per_param, n_params]`` in
-    ``dtype``; halves are rounded through float, as ``Eigen::half(double)`` does."""
+    ``dtype``, converted under flush-to-zero; halves are rounded through float, as
+    ``Eigen::half(double)`` does."""
     out = np.ascontiguousarray(values.reshape(n_params, per_param).T)
     dt = np.dtype(dtype)
+    if dt.kind != "f":
+        return out.astype(dt)
     if dt == np.float16:
-        return out.astype(np.float32).astype(dt)
-    return out.astype(dt)
+        return flush_subnormals(out.astype(np.float32)).astype(dt)
+    return flush_subnormals(out.astype(dt))
 
 
 def gamma(alpha: np.ndarray, per_alpha: int, key, base: int, dtype) -> np.ndarray:
@@ -121,20 +154,57 @@ def gamma(alpha: np.ndarray, per_alpha: int, key, base: int, dtype) -> np.ndarra
             accept = u < 1 - 0.0331 * x2 * x2
             slow = np.flatnonzero(~accept)
             if slow.size:
-                dl = d[active[slow]]
-                vs = v[slow]
-                xs = x[slow]
-                accept[slow] = libm.log(u[slow]) < 0.5 * xs * xs + dl * (1 - vs + libm.log(vs))
+                accept[slow] = _gamma_log_test(u[slow], x[slow], v[slow], d[active[slow]])
         done = active[accept]
         r = d[done] * v[accept]
         boost = np.flatnonzero(small[done])
         if boost.size:
             b = lanes.uniform(done[boost])
             with np.errstate(all="ignore"):
-                r[boost] *= libm.pow_(b, 1 / alpha_l[done[boost]])
+                r[boost] *= flush_subnormals(libm.pow_(b, 1 / alpha_l[done[boost]]))
         res[done] = r
         active = np.concatenate([retry, active[~accept]])
     return _to_output(res, a_flat.size, per_alpha, dtype)
+
+
+def _log_at_most(arg: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``log(arg) <= t`` with the C library's ``log``: NumPy's log decides wherever it is more
+    than a few ulps from ``t`` (both logs are within about an ulp of the true value); the
+    near ties are settled with the C library's."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.log(arg)
+        margin = 8 * np.spacing(np.maximum(np.abs(s), np.abs(t)))
+        close = ~(np.abs(s - t) > margin)
+    idx = np.flatnonzero(close)
+    if idx.size:
+        s[idx] = libm.log(arg[idx])
+    return s <= t
+
+
+def _knuth_blocks(key, base: int, lanes: Lanes, knuth: np.ndarray, limit: np.ndarray,
+                  res: np.ndarray) -> np.ndarray:
+    """Knuth's count for fresh lanes in one pass: each lane's first blocks give its uniforms
+    in the kernel's order (per block ``U(w2, w3)`` then ``U(w0, w1)``), whose running product
+    (in order, as the kernel multiplies) is compared with ``limit``. Writes the counts into
+    ``res`` and returns the positions (in ``knuth``) of lanes that need more blocks."""
+    rates = -np.log(limit)
+    slow = []
+    for start in range(0, knuth.size, 8192):
+        part = knuth[start:start + 8192]
+        top = max(float(np.nanmax(rates[start:start + 8192])), 0.0)  # rates < 0: one draw
+        m = int(np.ceil((top + 6 * np.sqrt(top) + 10) / 2))
+        first = lanes.next[part]
+        offsets = (first[:, None] + np.arange(m, dtype=np.uint64)).reshape(-1)
+        w = philox.blocks_at(key, base, offsets)
+        seq = np.empty((part.size, m, 2))
+        seq[:, :, 0] = philox.uniform_float64(w[:, 2], w[:, 3]).reshape(part.size, m)
+        seq[:, :, 1] = philox.uniform_float64(w[:, 0], w[:, 1]).reshape(part.size, m)
+        prod = np.cumprod(seq.reshape(part.size, 2 * m), axis=1)
+        hit = prod <= limit[start:start + 8192, None]
+        found = hit.any(axis=1)
+        res[part[found]] = np.argmax(hit[found], axis=1)
+        slow.append(start + np.flatnonzero(~found))
+    return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 
 def poisson(rate: np.ndarray, per_rate: int, key, base: int, dtype) -> np.ndarray:
@@ -150,20 +220,21 @@ def poisson(rate: np.ndarray, per_rate: int, key, base: int, dtype) -> np.ndarra
     # Knuth: count uniforms until their product drops to exp(-rate).
     knuth = np.flatnonzero(lam < 10)
     if knuth.size:
-        limit = libm.exp(-lam[knuth])
-        prod = np.ones(knuth.size)
-        x = np.zeros(knuth.size)
-        todo = np.arange(knuth.size)
-        while todo.size:
-            prod[todo] *= lanes.uniform(knuth[todo])
-            stop = (prod[todo] <= limit[todo]) & (x[todo] <= highest)
-            res[knuth[todo[stop]]] = x[todo[stop]]
+        limit = libm.unique_apply(libm.exp, -lam[knuth])
+        slow = _knuth_blocks(key, base, lanes, knuth, limit, res)
+        prod = np.ones(slow.size)
+        x = np.zeros(slow.size)
+        todo = np.arange(slow.size)
+        while todo.size:  # the rare lanes the block pass did not finish
+            prod[todo] *= lanes.uniform(knuth[slow[todo]])
+            stop = (prod[todo] <= limit[slow[todo]]) & (x[todo] <= highest)
+            res[knuth[slow[todo[stop]]]] = x[todo[stop]]
             todo = todo[~stop]
             x[todo] += 1
     hormann = np.flatnonzero((lam >= 10) & np.isfinite(lam))
     if hormann.size:
         lr = lam[hormann]
-        log_rate = libm.log(lr)
+        log_rate = libm.unique_apply(libm.log, lr)
         b = 0.931 + 2.53 * np.sqrt(lr)
         a = -0.059 + 0.02483 * b
         inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
@@ -181,10 +252,11 @@ def poisson(rate: np.ndarray, per_rate: int, key, base: int, dtype) -> np.ndarra
             rest = ok & ~accept & ~((k < 0) | ((us < 0.013) & (v > us)))
             idx = np.flatnonzero(rest)
             if idx.size:
-                s = libm.log(v[idx] * inv_alpha[todo[idx]] / (at[idx] / (us[idx] * us[idx])
-                                                               + bt[idx]))
-                t = -lr[todo[idx]] + k[idx] * log_rate[todo[idx]] - libm.lgamma(k[idx] + 1)
-                accept[idx] = s <= t
+                arg = v[idx] * inv_alpha[todo[idx]] / (at[idx] / (us[idx] * us[idx]) + bt[idx])
+                # k is a whole number: lgamma(k + 1) once per distinct k.
+                t = (-lr[todo[idx]] + k[idx] * log_rate[todo[idx]]
+                     - libm.unique_apply(libm.lgamma, k[idx] + 1))
+                accept[idx] = _log_at_most(arg, t)
             res[lane[accept]] = k[accept]
             todo = todo[~accept]
     if dt.kind != "f":
