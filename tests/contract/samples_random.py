@@ -44,5 +44,11 @@ SAMPLES = {
                                                 {"dtype": tm.uint32}),
     "RandomGammaGrad": lambda: ([np.array([[0.5], [2.0]], F64), np.array([[0.3, 1.2, 4.0]], F64)],
                                 {}),
+    "StatelessRandomGammaV2": lambda: ([np.array([3, 2], I32), SEED, np.array([0.5, 2.0], F32)],
+                                       {}),
+    "StatelessRandomGammaV3": lambda: ([np.array([3, 2], I32), KEY, COUNTER, np.int32(1),
+                                        np.array([0.5, 2.0], F64)], {}),
+    "StatelessRandomPoisson": lambda: ([np.array([3, 2], I32), SEED, np.array([1.5, 20.0], F64)],
+                                       {"dtype": tm.int64}),
     "Qr": lambda: ([np.array([[2.0, 1.0], [1.0, 3.0], [0.5, 0.5]], F64)], {}),
 }

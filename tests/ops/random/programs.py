@@ -102,6 +102,25 @@ SAMPLER_CASES = {
     "multinomial_1thread": ("Multinomial", dict(
         logits=np.linspace(-2, 2, 300).reshape(6, 50).astype(np.float32), num_samples=200,
         output_dtype="int32", seed=9, seed2=10)),
+    "Stateless_gamma_v2_f32": ("StatelessRandomGammaV2", dict(
+        shape=[5, 2, 3], seed=np.array([1, 2], np.int64),
+        alpha=np.array([[0.3, 1.0, 4.0], [0.05, 2.5, 60.0]], np.float32))),
+    "Stateless_gamma_v2_f64_i32_seed": ("StatelessRandomGammaV2", dict(
+        shape=np.array([7, 2], np.int64), seed=np.array([-5, 9], np.int32),
+        alpha=np.array([0.7, 1.0]))),
+    "Stateless_gamma_v2_f16": ("StatelessRandomGammaV2", dict(
+        shape=[4, 3], seed=np.array([3, 7], np.int64), alpha=np.array([0.5, 1.0, 3.0],
+                                                                      np.float16))),
+    "Stateless_gamma_v2_empty": ("StatelessRandomGammaV2", dict(
+        shape=[3, 0], seed=np.array([3, 7], np.int64), alpha=np.zeros([0], np.float32))),
+    "Stateless_poisson_f64_i32": ("StatelessRandomPoisson", dict(
+        shape=[6, 4], seed=np.array([1, 2], np.int64), lam=np.array([0.5, 3.0, 20.0, 500.0]),
+        dtype="int32")),
+    "Stateless_poisson_f32_f32": ("StatelessRandomPoisson", dict(
+        shape=[5], seed=np.array([8, 9], np.int64), lam=np.float32(12.5), dtype="float32")),
+    "Stateless_poisson_i64_f16": ("StatelessRandomPoisson", dict(
+        shape=[3, 2], seed=np.array([8, 9], np.int64), lam=np.array([4, 40], np.int64),
+        dtype="float16")),
     "Stateless_multinomial": ("StatelessMultinomial", dict(
         logits=np.array([[0.0, 1.0, 2.0, 3.0]], np.float32), num_samples=9,
         seed=np.array([3, 7], np.int64))),
@@ -264,3 +283,6 @@ for _seed in STATELESS_SEEDS:
         SAMPLER_CASES[f"Stateless_{_op}_{_seed[0]}_{_seed[1]}"] = (_op, dict(
             seed=np.array(_seed, np.int64)))
 SAMPLER_CASES["Stateless_get_alg"] = ("StatelessRandomGetAlg", {})
+SAMPLER_CASES["Stateless_gamma_v3"] = ("StatelessRandomGammaV3", dict(
+    shape=[4, 2], key=V2_KEY_COUNTERS[1][0], counter=V2_KEY_COUNTERS[1][1], alg=1,
+    alpha=np.array([0.4, 5.0], np.float32)))

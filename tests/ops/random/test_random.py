@@ -503,6 +503,14 @@ def test_stateless_v2_equals_v1_through_get_key_counter():
     (lambda: tm.raw_ops.ParameterizedTruncatedNormal(
         shape=[2, 3], means=np.zeros(2, np.float32), stdevs=np.float32(1),
         minvals=np.float32(1), maxvals=np.float32(1)), r"Invalid parameters"),
+    (lambda: tm.raw_ops.StatelessRandomGammaV2(
+        shape=tm.placeholder_with_default(np.array([3], np.int32), [None]),
+        seed=np.array([1, 2], np.int64), alpha=np.array([0.5, 2.0], np.float32)),
+     r"Shape passed in must end with broadcasted shape\."),
+    (lambda: tm.raw_ops.StatelessRandomPoisson(
+        shape=tm.placeholder_with_default(np.array([3, 4], np.int32), [None]),
+        seed=np.array([1, 2], np.int64), lam=np.array([0.5, 2.0]), dtype=tm.int32),
+     r"Shape passed in must end with broadcasted shape\."),
     (lambda: tm.raw_ops.ParameterizedTruncatedNormal(
         shape=[2, 3], means=np.zeros(3, np.float32), stdevs=np.float32(1),
         minvals=np.float32(0), maxvals=np.float32(1)),

@@ -17,6 +17,7 @@ from tfmini.ops.random import (  # noqa: E402
     seeds,
     stateful,  # noqa: F401  (registers the ops)
     stateless,  # noqa: E402
+    stateless_samplers,  # noqa: F401  (registers the ops)
     stateless_v2,  # noqa: F401  (registers the ops)
 )
 from tfmini.ops.random.random_ops import *  # noqa: E402,F401,F403
