@@ -50,5 +50,8 @@ SAMPLES = {
                                         np.array([0.5, 2.0], F64)], {}),
     "StatelessRandomPoisson": lambda: ([np.array([3, 2], I32), SEED, np.array([1.5, 20.0], F64)],
                                        {"dtype": tm.int64}),
+    "StatelessParameterizedTruncatedNormal": lambda: (
+        [np.array([3, 2], I32), SEED, np.array([0.0, 1.0], F32), np.float32(1.0),
+         np.float32(-1.0), np.float32(2.0)], {}),
     "Qr": lambda: ([np.array([[2.0, 1.0], [1.0, 3.0], [0.5, 0.5]], F64)], {}),
 }

@@ -286,3 +286,12 @@ SAMPLER_CASES["Stateless_get_alg"] = ("StatelessRandomGetAlg", {})
 SAMPLER_CASES["Stateless_gamma_v3"] = ("StatelessRandomGammaV3", dict(
     shape=[4, 2], key=V2_KEY_COUNTERS[1][0], counter=V2_KEY_COUNTERS[1][1], alg=1,
     alpha=np.array([0.4, 5.0], np.float32)))
+for _dt in FLOATS:
+    SAMPLER_CASES[f"Stateless_ptn_{_dt}"] = ("StatelessParameterizedTruncatedNormal", dict(
+        shape=[5, 2, 3], seed=np.array([4, 5], np.int64),
+        means=np.array([[0.0], [1.0]], _dt), stddevs=np.array([1.0, 0.5, 2.0], _dt),
+        minvals=np.array([[-0.1, 3.0, -10.0], [-1.0, 2.0, 1.5]], _dt),
+        maxvals=np.array(np.inf, _dt)))
+SAMPLER_CASES["Stateless_ptn_scalars"] = ("StatelessParameterizedTruncatedNormal", dict(
+    shape=[250], seed=np.array([4, 5], np.int32), means=np.float32(0.5),
+    stddevs=np.float32(2.0), minvals=np.float32(-1.0), maxvals=np.float32(3.0)))

@@ -507,6 +507,13 @@ def test_stateless_v2_equals_v1_through_get_key_counter():
         shape=tm.placeholder_with_default(np.array([3], np.int32), [None]),
         seed=np.array([1, 2], np.int64), alpha=np.array([0.5, 2.0], np.float32)),
      r"Shape passed in must end with broadcasted shape\."),
+    (lambda: tm.raw_ops.StatelessParameterizedTruncatedNormal(
+        shape=[4, 3], seed=np.array([1, 2], np.int64),
+        means=tm.placeholder_with_default(np.zeros(2, np.float32), [None]),
+        stddevs=tm.placeholder_with_default(np.ones(3, np.float32), [None]),
+        minvals=np.float32(-1), maxvals=np.float32(1)),
+     r"means, stddevs, minvals, maxvals must have compatible batch dimensions: \[2\] vs\. "
+     r"\[3\] vs\. \[\] vs\. \[\]"),
     (lambda: tm.raw_ops.StatelessRandomPoisson(
         shape=tm.placeholder_with_default(np.array([3, 4], np.int32), [None]),
         seed=np.array([1, 2], np.int64), lam=np.array([0.5, 2.0]), dtype=tm.int32),
