@@ -32,6 +32,9 @@ from tfmini.core.dtypes import (
     resource,
     string,
     uint8,
+    uint16,
+    uint32,
+    uint64,
     variant,
 )
 from tfmini.core.function import FuncGraph  # noqa: E402
