@@ -551,3 +551,8 @@ def get_default_session():
     """The default session of this thread (``tm.get_default_session()``)."""
     return context.get_default_session()
 
+
+
+context.register_runtime_class("Session", Session)
+context.register_runtime_class("RunOptions", RunOptions)
+context.register_runtime_class("RunMetadata", RunMetadata)

@@ -5,6 +5,7 @@
 ``tm.contrib.opt``); the global step functions; and, as in TensorFlow,
 ``global_variables``/``trainable_variables``; checkpoints (``Saver``, the ``checkpoint`` state
 file, ``load_checkpoint`` and friends, ``docs/checkpoints.md``) and MetaGraphDef export/import.
+Monitored sessions, hooks and the Supervisor (``docs/summaries.md``) too.
 This package sits above ``tfmini.gradients``
 and builds only with the ops layer: it never imports the runtime.
 """
@@ -12,9 +13,25 @@ and builds only with the ops layer: it never imports the runtime.
 from __future__ import annotations
 
 from tfmini.ops.io import write_graph
+from tfmini.ops.io.events import summary_iterator
 from tfmini.ops.variables import global_variables, trainable_variables
 from tfmini.train.adagrad import AdagradOptimizer
 from tfmini.train.adam import AdamOptimizer
+from tfmini.train.basic_session_run_hooks import (
+    CheckpointSaverHook,
+    CheckpointSaverListener,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    ProfilerHook,
+    SecondOrStepTimer,
+    StepCounterHook,
+    StopAtStepHook,
+    SummarySaverHook,
+)
 from tfmini.train.checkpoint_management import (
     checkpoint_exists,
     get_checkpoint_mtimes,
@@ -34,8 +51,26 @@ from tfmini.train.drop_stale import DropStaleGradientOptimizer
 from tfmini.train.gradient_descent import GradientDescentOptimizer
 from tfmini.train.meta_graph import export_meta_graph
 from tfmini.train.momentum import MomentumOptimizer
+from tfmini.train.monitored_session import (
+    ChiefSessionCreator,
+    MonitoredSession,
+    MonitoredTrainingSession,
+    Scaffold,
+    SessionCreator,
+    SessionManager,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
+)
 from tfmini.train.optimizer import Optimizer
 from tfmini.train.saver import Saver, import_meta_graph
+from tfmini.train.session_run_hook import (
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+)
+from tfmini.train.summary_io import FileWriterCache as SummaryWriterCache
+from tfmini.train.supervisor import Supervisor
 from tfmini.train.training_util import (
     assert_global_step,
     create_global_step,
@@ -45,6 +80,34 @@ from tfmini.train.training_util import (
 )
 
 __all__ = [
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "ChiefSessionCreator",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
+    "MonitoredSession",
+    "MonitoredTrainingSession",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "ProfilerHook",
+    "Scaffold",
+    "SecondOrStepTimer",
+    "SessionCreator",
+    "SessionManager",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "SingularMonitoredSession",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "SummaryWriterCache",
+    "Supervisor",
+    "WorkerSessionCreator",
+    "summary_iterator",
     "AdagradOptimizer",
     "AdamOptimizer",
     "DropStaleGradientOptimizer",
