@@ -428,7 +428,7 @@ def monitored_training(tf):
     data_x = rng.randn(16, 3).astype(np.float32)
     data_y = (data_x @ np.array([[0.5], [-1.0], [2.0]], np.float32)).astype(np.float32)
     out = {"loss": [], "summary_tags": [], "summary_values": []}
-    for run, stop in enumerate(([{"last_step": 4}, {"num_steps": 3}])):
+    for run, stop in enumerate([{"last_step": 4}, {"num_steps": 3}]):
         graph = tf.Graph()
         with graph.as_default():
             gs = tf.train.get_or_create_global_step()

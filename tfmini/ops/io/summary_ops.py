@@ -95,14 +95,20 @@ def scalar_summary(tags, values):
     attrs=[f"T: {{{REAL_TYPES}}} = DT_FLOAT"],
     shape_fn=_scalar_shape,
 )
-def histogram_summary(ctx, tag, values):
-    """A histogram of all elements of ``values`` (NaN and infinities are refused)."""
+def histogram_summary(tag, values):
+    """A histogram of all elements of ``values`` (NaN and infinities are refused).
+
+    TensorFlow's message names the op; a kernel here does not see its op's name, so the
+    message names the tag, which ``tm.summary.histogram`` makes equal to the op's name (and
+    the error raised around it names the op too).
+    """
     name = _scalar_tag(tag, "HistogramSummary")
     v = np.asarray(values, dtype=np.float64).ravel()
     bad = ~np.isfinite(v)
     if bad.any():
-        kind = "Nan" if np.isnan(v[bad]).any() else "Infinity"
-        raise invalid_argument(f"{kind} in summary histogram for: {ctx.op.name}")
+        if np.isnan(v[bad]).any():
+            raise invalid_argument(f"Nan in summary histogram for: {name}")
+        raise invalid_argument(f"Infinity in Histogram for: {name}")
     summary = protos.Summary()
     histogram_proto(v, summary.value.add(tag=name).histo)
     return _serialized(summary)
@@ -146,7 +152,7 @@ def image_summary(tag, tensor, *, max_images, bad_color):
     if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
         raise invalid_argument(
             "Tensor must be 4-D with last dim 1, 3, or 4, not "
-            f"[{', '.join(str(d) for d in images.shape)}]")
+            f"[{','.join(str(d) for d in images.shape)}]")
     bad_color = np.asarray(bad_color).astype(np.uint8).ravel()
     if bad_color.size < images.shape[-1]:
         raise invalid_argument(f"bad_color has {bad_color.size} channels, the images "
@@ -208,6 +214,7 @@ def tensor_to_summary_proto(value: np.ndarray, out: Any) -> None:
     arr = np.asarray(value)
     dt = as_dtype(arr.dtype)
     out.dtype = dt.enum
+    out.tensor_shape.SetInParent()  # written even for a scalar, as TensorFlow does
     for d in arr.shape:
         out.tensor_shape.dim.add(size=d)
     if dt.is_object:
