@@ -12,26 +12,17 @@
 
 from __future__ import annotations
 
-from tfmini.ops.io.events import summary_iterator
-from tfmini.ops.io.protos import (
-    Event,
-    HistogramProto,
-    SessionLog,
-    Summary,
-    SummaryMetadata,
-    TaggedRunMetadata,
-)
-from tfmini.ops.io.summary_ops import (
-    audio,
-    histogram,
-    image,
-    merge,
-    merge_all,
-    scalar,
-    tensor_summary,
-    text,
-)
+from tfmini.ops import io as _io
 from tfmini.train.summary_io import FileWriter, FileWriterCache
+
+summary_iterator = _io.events.summary_iterator
+Event, HistogramProto = _io.protos.Event, _io.protos.HistogramProto
+SessionLog = _io.protos.SessionLog
+Summary, SummaryMetadata = _io.protos.Summary, _io.protos.SummaryMetadata
+TaggedRunMetadata = _io.protos.TaggedRunMetadata
+audio, histogram, image = _io.summary_ops.audio, _io.summary_ops.histogram, _io.summary_ops.image
+merge, merge_all, scalar = _io.summary_ops.merge, _io.summary_ops.merge_all, _io.summary_ops.scalar
+tensor_summary, text = _io.summary_ops.tensor_summary, _io.summary_ops.text
 
 __all__ = [
     "Event",

@@ -12,8 +12,8 @@ and builds only with the ops layer: it never imports the runtime.
 
 from __future__ import annotations
 
+from tfmini.ops import io as _io
 from tfmini.ops.io import write_graph
-from tfmini.ops.io.events import summary_iterator
 from tfmini.ops.variables import global_variables, trainable_variables
 from tfmini.train.adagrad import AdagradOptimizer
 from tfmini.train.adam import AdamOptimizer
@@ -71,7 +71,9 @@ from tfmini.train.session_run_hook import (
 )
 from tfmini.train.summary_io import FileWriterCache as SummaryWriterCache
 from tfmini.train.supervisor import Supervisor
-from tfmini.train.training_util import (
+
+summary_iterator = _io.events.summary_iterator
+from tfmini.train.training_util import (  # noqa: E402
     assert_global_step,
     create_global_step,
     get_global_step,

@@ -20,7 +20,6 @@ from tfmini import errors
 from tfmini.core import context
 from tfmini.core.scope import get_default_graph
 from tfmini.ops import io as io_family
-from tfmini.ops.io import protos
 from tfmini.train import training_util
 from tfmini.train.meta_graph import export_meta_graph
 from tfmini.train.session_run_hook import SessionRunArgs, SessionRunHook
@@ -239,7 +238,7 @@ class CheckpointSaverHook(SessionRunHook):
         self._get_saver().save(session, self._save_path, global_step=step,
                                write_meta_graph=self._save_graph_def)
         self._summary_writer.add_session_log(
-            protos.SessionLog(status=protos.SessionLog.CHECKPOINT,
+            io_family.protos.SessionLog(status=io_family.protos.SessionLog.CHECKPOINT,
                               checkpoint_path=self._save_path), step)
         should_stop = False
         for listener in self._listeners:
@@ -283,7 +282,7 @@ class StepCounterHook(SessionRunHook):
                 if elapsed_time is not None and elapsed_time > 0:
                     steps_per_sec = elapsed_steps / elapsed_time
                     if self._summary_writer is not None:
-                        summary = protos.Summary()
+                        summary = io_family.protos.Summary()
                         summary.value.add(tag=self._summary_tag, simple_value=steps_per_sec)
                         self._summary_writer.add_summary(summary, global_step)
                     _log.info("%s: %g", self._summary_tag, steps_per_sec)
@@ -333,7 +332,7 @@ class SummarySaverHook(SessionRunHook):
             global_step = _scalar(run_context.session.run(self._global_step_tensor))
         if self._next_step is None:
             self._summary_writer.add_session_log(
-                protos.SessionLog(status=protos.SessionLog.START), global_step)
+                io_family.protos.SessionLog(status=io_family.protos.SessionLog.START), global_step)
         if self._request_summary:
             self._timer.update_last_triggered_step(global_step)
             for summary in run_values.results.get("summary", []):

@@ -32,8 +32,8 @@ from tfmini import errors
 from tfmini.core import context
 from tfmini.core.scope import get_default_graph
 from tfmini.ops import array, variables
+from tfmini.ops import io as io_family
 from tfmini.ops import math as math_family
-from tfmini.ops.io import summary_ops
 from tfmini.train import basic_session_run_hooks as hooks_lib
 from tfmini.train import checkpoint_management
 from tfmini.train.saver import Saver
@@ -190,7 +190,7 @@ class Scaffold:
                 lambda: variables.local_variables_initializer())
         if self._summary_op is None:
             self._summary_op = Scaffold.get_or_default(
-                "summary_op", GraphKeys.SUMMARY_OP, summary_ops.merge_all)
+                "summary_op", GraphKeys.SUMMARY_OP, io_family.summary_ops.merge_all)
         if self._saver is None:
             self._saver = Scaffold.get_or_default(
                 "saver", GraphKeys.SAVERS, lambda: Saver(sharded=True, allow_empty=True))

@@ -17,7 +17,6 @@ from typing import Any
 from tfmini.core.graph import Graph
 from tfmini.core.scope import get_default_graph
 from tfmini.ops import io as io_family
-from tfmini.ops.io import events, protos
 from tfmini.train.meta_graph import export_meta_graph
 
 __all__ = ["FileWriter", "FileWriterCache"]
@@ -46,9 +45,9 @@ def graph_def_with_shapes(graph: Graph) -> Any:
 
 def run_metadata_to_proto(run_metadata: Any) -> Any:
     """A ``RunMetadata`` message for tfmini's ``RunMetadata`` (or the message itself)."""
-    if isinstance(run_metadata, protos.RunMetadata):
+    if isinstance(run_metadata, io_family.protos.RunMetadata):
         return run_metadata
-    out = protos.RunMetadata()
+    out = io_family.protos.RunMetadata()
     for dev in run_metadata.step_stats.dev_stats:
         dev_proto = out.step_stats.dev_stats.add(device=dev.device)
         for ns in dev.node_stats:
@@ -63,7 +62,7 @@ def run_metadata_to_proto(run_metadata: Any) -> Any:
             for slot, shape in enumerate(ns.output_shapes):
                 desc = node.output.add(slot=slot).tensor_description
                 if slot < len(dtypes):
-                    desc.dtype = protos.DATA_TYPES.get(f"DT_{dtypes[slot].upper()}", 0)
+                    desc.dtype = io_family.protos.DATA_TYPES.get(f"DT_{dtypes[slot].upper()}", 0)
                 for d in shape:
                     desc.shape.dim.add(size=int(d))
                 if slot < len(sizes):
@@ -101,7 +100,7 @@ class FileWriter:
         if session is not None:
             raise NotImplementedError("FileWriter(session=...) (a summary writer resource in "
                                       "the session) is not supported by tfmini")
-        self.event_writer = events.EventFileWriter(logdir, max_queue, flush_secs,
+        self.event_writer = io_family.events.EventFileWriter(logdir, max_queue, flush_secs,
                                                    filename_suffix or "")
         self._closed = False
         self._session_run_tags: dict[str, bool] = {}
@@ -127,10 +126,10 @@ class FileWriter:
         """
         if isinstance(summary, (bytes, str)) or hasattr(summary, "dtype"):
             raw = summary.item() if hasattr(summary, "item") else summary
-            summary = protos.Summary.FromString(
+            summary = io_family.protos.Summary.FromString(
                 raw.encode("latin-1") if isinstance(raw, str) else raw)
         else:
-            summary = protos.Summary.FromString(summary.SerializeToString())
+            summary = io_family.protos.Summary.FromString(summary.SerializeToString())
         for value in summary.value:
             if not value.HasField("metadata"):
                 continue
@@ -138,11 +137,11 @@ class FileWriter:
                 value.ClearField("metadata")
                 continue
             self._seen_summary_tags.add(value.tag)
-        self._add_event(protos.Event(summary=summary), global_step)
+        self._add_event(io_family.protos.Event(summary=summary), global_step)
 
     def add_session_log(self, session_log: Any, global_step: int | None = None) -> None:
         """Adds a ``SessionLog`` (START, STOP, CHECKPOINT)."""
-        event = protos.Event()
+        event = io_family.protos.Event()
         event.session_log.CopyFrom(session_log)
         self._add_event(event, global_step)
 
@@ -158,12 +157,13 @@ class FileWriter:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         if isinstance(graph, Graph) or isinstance(graph_def, Graph):
             gd = graph_def_with_shapes(graph if isinstance(graph, Graph) else graph_def)
-        elif isinstance(graph, protos.GraphDef) or isinstance(graph_def, protos.GraphDef):
-            gd = graph if isinstance(graph, protos.GraphDef) else graph_def
+        elif isinstance(graph, io_family.protos.GraphDef) or isinstance(
+                graph_def, io_family.protos.GraphDef):
+            gd = graph if isinstance(graph, io_family.protos.GraphDef) else graph_def
         else:
             raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
                             "`GraphDef`")
-        self._add_event(protos.Event(graph_def=gd.SerializeToString()), global_step)
+        self._add_event(io_family.protos.Event(graph_def=gd.SerializeToString()), global_step)
 
     def add_meta_graph(self, meta_graph_def: Any, global_step: int | None = None) -> None:
         """Adds a ``MetaGraphDef``.
@@ -171,10 +171,10 @@ class FileWriter:
         Raises:
             TypeError: ``meta_graph_def`` is not a MetaGraphDef message.
         """
-        if not isinstance(meta_graph_def, protos.MetaGraphDef):
+        if not isinstance(meta_graph_def, io_family.protos.MetaGraphDef):
             raise TypeError("meta_graph_def must be type MetaGraphDef, saw type: "
                             f"{type(meta_graph_def)}")
-        self._add_event(protos.Event(meta_graph_def=meta_graph_def.SerializeToString()),
+        self._add_event(io_family.protos.Event(meta_graph_def=meta_graph_def.SerializeToString()),
                         global_step)
 
     def add_run_metadata(self, run_metadata: Any, tag: str,
@@ -187,7 +187,7 @@ class FileWriter:
         if tag in self._session_run_tags:
             raise ValueError("The provided tag was already used for this event type")
         self._session_run_tags[tag] = True
-        event = protos.Event()
+        event = io_family.protos.Event()
         event.tagged_run_metadata.tag = tag
         event.tagged_run_metadata.run_metadata = (
             run_metadata_to_proto(run_metadata).SerializeToString())

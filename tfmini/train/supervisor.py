@@ -20,8 +20,8 @@ import numpy as np
 
 from tfmini import errors
 from tfmini.core.scope import get_default_graph
+from tfmini.ops import io as io_family
 from tfmini.ops import variables
-from tfmini.ops.io import protos, summary_ops
 from tfmini.train import training_util
 from tfmini.train.monitored_session import SessionManager, report_uninitialized_variables
 from tfmini.train.saver import Saver
@@ -61,7 +61,7 @@ class Supervisor:
             self._init_op = variables.global_variables_initializer() if init_op is D else init_op
             self._local_init_op = (variables.local_variables_initializer()
                                    if local_init_op is D else local_init_op)
-            self._summary_op = summary_ops.merge_all() if summary_op is D else summary_op
+            self._summary_op = io_family.summary_ops.merge_all() if summary_op is D else summary_op
             self._saver = Saver(allow_empty=True) if saver is D else saver
             self._global_step = (training_util.get_global_step(self._graph)
                                  if global_step is D else global_step)
@@ -148,7 +148,7 @@ class Supervisor:
         """Starts the checkpoint, summary and step-counter threads (chief only)."""
         if self._summary_writer is not None and self._global_step is not None:
             step = int(np.asarray(sess.run(self._global_step)))
-            self._summary_writer.add_session_log(protos.SessionLog(status=protos.SessionLog.START),
+            self._summary_writer.add_session_log(io_family.protos.SessionLog(status=io_family.protos.SessionLog.START),
                                                  step)
         threads = []
         if self._save_path and self._saver is not None and self._save_model_secs:
@@ -185,7 +185,7 @@ class Supervisor:
         self._saver.save(sess, self._save_path, global_step=step)
         if self._summary_writer is not None:
             self._summary_writer.add_session_log(
-                protos.SessionLog(status=protos.SessionLog.CHECKPOINT,
+                io_family.protos.SessionLog(status=io_family.protos.SessionLog.CHECKPOINT,
                                   checkpoint_path=self._save_path), step)
 
     def _summaries(self, sess: Any) -> None:
