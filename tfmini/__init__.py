@@ -93,6 +93,9 @@ from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import graph_util  # noqa: E402  (tm.graph_util: freezing)
 from tfmini import contrib  # noqa: E402  (tm.contrib.opt, tm.contrib.layers)
 from tfmini import layers, losses, metrics  # noqa: E402  (tm.layers, tm.losses, tm.metrics)
+from tfmini import summary  # noqa: E402  (tm.summary: event files for TensorBoard)
+from tfmini import client  # noqa: E402  (tm.client.timeline)
+from tfmini.summary import Event, SessionLog, Summary  # noqa: E402  (tf.compat.v1.*)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 python_io = io  # tf.compat.v1.python_io: the TFRecord writer and iterator

@@ -29,13 +29,21 @@ class RunOptions:
 
 @define
 class NodeExecStats:
-    """Timing of one executed op (TensorFlow's NodeExecStats, simplified)."""
+    """Timing of one executed op (TensorFlow's NodeExecStats, simplified).
+
+    ``all_start_micros`` is wall-clock time (microseconds since the epoch), as in TensorFlow;
+    ``output_bytes`` the size of each output's data; ``thread_id`` the thread that ran it.
+    """
 
     node_name: str
     op_type: str
     all_start_micros: int
     all_end_rel_micros: int
     output_shapes: list = field(factory=list)
+    output_bytes: list = field(factory=list)
+    output_dtypes: list = field(factory=list)
+    thread_id: int = 0
+    timeline_label: str = ""
 
 
 @define

@@ -135,6 +135,11 @@ def _finish(value: Any) -> Any:
     return value
 
 
+def _itemsize(dtype: Any) -> int:
+    """Bytes per element of ``dtype`` (0 for strings, resources and variants)."""
+    return 0 if dtype.is_object else np.dtype(dtype.as_numpy_dtype).itemsize
+
+
 class Session:
     """Runs graphs (``tf.compat.v1.Session``).
 
@@ -388,18 +393,30 @@ class Session:
 
     @staticmethod
     def _record_stats(run_metadata: RunMetadata, stats: list) -> None:
+        # perf_counter times become wall-clock microseconds, as TensorFlow records them.
+        offset = time.time() - time.perf_counter()
+        thread_id = threading.get_native_id()
         by_device: dict[str, DeviceStepStats] = {}
         for step, device, start, end, shapes in stats:
             dev = by_device.get(device)
             if dev is None:
                 dev = by_device[device] = DeviceStepStats(device=device)
+            op = step.op
+            dtypes = [o.dtype.name for o in op.outputs]
+            sizes = [int(np.prod(s, dtype=np.int64)) * _itemsize(o.dtype)
+                     for s, o in zip(shapes, op.outputs, strict=False)]
+            inputs = ", ".join(t.op.name for t in op.inputs)
             dev.node_stats.append(
                 NodeExecStats(
-                    node_name=step.op.name,
-                    op_type=step.op.type,
-                    all_start_micros=int(start * 1e6),
+                    node_name=op.name,
+                    op_type=op.type,
+                    all_start_micros=int((start + offset) * 1e6),
                     all_end_rel_micros=max(int((end - start) * 1e6), 0),
                     output_shapes=[list(s) for s in shapes],
+                    output_bytes=sizes,
+                    output_dtypes=dtypes,
+                    thread_id=thread_id,
+                    timeline_label=f"{op.name} = {op.type}({inputs})",
                 )
             )
         run_metadata.step_stats.dev_stats.extend(by_device.values())
@@ -539,3 +556,8 @@ def get_default_session():
     """The default session of this thread (``tm.get_default_session()``)."""
     return context.get_default_session()
 
+
+
+context.register_runtime_class("Session", Session)
+context.register_runtime_class("RunOptions", RunOptions)
+context.register_runtime_class("RunMetadata", RunMetadata)
