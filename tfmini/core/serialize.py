@@ -41,6 +41,7 @@ from tfmini.core.graph import (
     Output,
     install_graph_service,
 )
+from tfmini.core.graph_def_validation import validate_graph_def
 from tfmini.core.opdef import AttrDef, OpDef, attr_value_to_json
 from tfmini.core.scope import Scope, current_scope
 from tfmini.core.shapes import TensorShape
@@ -510,7 +511,15 @@ class _Importer:
 
         for s in _data_order(specs, where):
             node_where = f"node '{s.name}' of {where}"
-            attrs = {k: _decode_attr(v, s.op_def.attr(k), function) for k, v in s.attr.items()}
+            attrs = {}
+            for k, v in s.attr.items():
+                try:
+                    attrs[k] = _decode_attr(v, s.op_def.attr(k), function)
+                except (TypeError, ValueError) as e:
+                    if f"node '{s.name}'" in str(e) or "function '" in str(e):
+                        raise
+                    cls = TypeError if isinstance(e, TypeError) else ValueError
+                    raise cls(f"{e} (attr '{k}' of {node_where})") from e
             flat = []
             for src, i in s.data:
                 mapped = input_map.get((src, i))
@@ -606,11 +615,8 @@ def import_graph_def(
         TypeError: attrs or input dtypes that do not fit an op.
     """
     del op_dict  # accepted for TensorFlow compatibility
-    if not isinstance(graph_def, Mapping):
-        raise TypeError(
-            f"graph_def must be a dict as made by Graph.as_graph_def(), got "
-            f"{type(graph_def).__name__}"
-        )
+    # Every node and function is checked before anything is built (bounded, iterative).
+    validate_graph_def(graph_def)
     where = "graph_def"
     # Functions live on the root graph, even when importing into a function being built.
     importer = _Importer(graph_def, root_graph(current_scope().graph))
