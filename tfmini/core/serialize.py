@@ -525,7 +525,11 @@ class _Importer:
                 mapped = input_map.get((src, i))
                 flat.append(mapped if mapped is not None else self._output(ops, src, i, node_where))
             inputs = _group_inputs(s.op_def, attrs, flat, node_where)
-            node_scope = scope.with_device(s.device) if s.device else scope
+            try:
+                node_scope = scope.with_device(s.device) if s.device else scope
+            except (TypeError, ValueError) as e:
+                cls = TypeError if isinstance(e, TypeError) else ValueError
+                raise cls(f"{e} (device of {node_where})") from e
             try:
                 op = build_op(node_scope, s.op_def, inputs, attrs, name=s.name)
             except (TypeError, ValueError) as e:

@@ -272,6 +272,7 @@ def range_kernel(start, limit, delta, *, Tidx):  # noqa: N803  (TensorFlow's att
     limit = scalar_value(limit, "limit must be a scalar, not shape")
     delta = scalar_value(delta, "delta must be a scalar, not shape")
     n = _range_size(start[()], limit[()], delta[()], invalid_argument, shape_time=False)
+    check_allocation([n], Tidx)
     t = Tidx.np_dtype
     # TensorFlow computes start + i * delta in the element type (no accumulated rounding).
     return (start.astype(t) + np.arange(n).astype(t) * delta.astype(t)).astype(t)
