@@ -211,3 +211,10 @@ def test_type_groups():
     assert set(dtypes.FLOATING) == {tm.float16, tm.float32, tm.float64}
     assert tm.uint8 in dtypes.INTEGER and tm.bool not in dtypes.NUMERIC
     assert len(dtypes.ALL_DTYPES) == len(TF_ENUMS)
+
+
+@pytest.mark.parametrize("spec", [b",", ",", "i4,i4,", "(", object()])
+def test_unreadable_dtype_specs_are_type_errors(spec):
+    # Found by tests/test_fuzz.py: np.dtype(b",") raises SyntaxError.
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tm.as_dtype(spec)
