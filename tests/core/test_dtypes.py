@@ -237,3 +237,10 @@ def test_unsigned_constants_and_casts():
     np.testing.assert_array_equal(a32, np.array([3, 5], np.uint32))  # low 32 bits
     np.testing.assert_array_equal(a64, np.array([1, 2**63, 18000000000000000000], np.uint64))
     assert bk.tolist() == [2**32 - 1]
+
+
+@pytest.mark.parametrize("spec", [b",", ",", "i4,i4,", "(", object()])
+def test_unreadable_dtype_specs_are_type_errors(spec):
+    # Found by tests/test_fuzz.py: np.dtype(b",") raises SyntaxError.
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tm.as_dtype(spec)

@@ -179,7 +179,9 @@ def as_dtype(value: Any) -> DType:
         return bool_
     try:
         npd = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):
+        # NumPy parses strings like b',' as dtype specs and raises SyntaxError (found by
+        # tests/test_fuzz.py): any spelling NumPy cannot read is no tfmini type.
         raise TypeError(f"Cannot convert {value!r} to a tfmini DType") from None
     if npd.kind in ("S", "U", "O"):
         return string

@@ -31,7 +31,9 @@ class RunState:
         step_id: A process-unique number for this run.
     """
 
-    __slots__ = ("session", "options", "deadline", "step_id", "_undo", "cancelled")
+    __slots__ = (
+        "session", "options", "deadline", "step_id", "_undo", "cancelled", "closed_inside",
+    )
 
     def __init__(self, session: Any, options: Any, deadline: float | None):
         self.session = session
@@ -41,6 +43,8 @@ class RunState:
         # Always a list: blocking steps' threads append to it too (list.append is atomic).
         self._undo: list[Callable[[], None]] = []
         self.cancelled = False
+        # Set when a kernel of this run closed the session: the run then ends cancelled.
+        self.closed_inside = False
 
     def cancel(self) -> None:
         """Makes this run's waiting steps give up (another step of the run failed)."""

@@ -76,7 +76,9 @@ class ConfigProto:
     """Session configuration (``tf.compat.v1.ConfigProto``).
 
     ``operation_timeout_in_ms`` is the default deadline of blocking steps
-    (0 = wait forever). The threading fields are accepted for compatibility.
+    (0 = wait forever). ``plan_cache_size`` (a tfmini field, not TensorFlow's) bounds how
+    many run signatures keep their compiled plan (0 = the default, 1024; see
+    ``Session``). The threading fields are accepted for compatibility.
     """
 
     operation_timeout_in_ms: int = 0
@@ -86,3 +88,4 @@ class ConfigProto:
     log_device_placement: bool = False
     device_count: dict = field(factory=dict)
     gpu_options: GPUOptions = field(factory=GPUOptions)
+    plan_cache_size: int = 0
