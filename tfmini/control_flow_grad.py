@@ -44,10 +44,15 @@ from tfmini.core.scope import Scope, current_scope, scope_context
 from tfmini.core.shapes import unknown_shape
 from tfmini.gradients import gradients, is_trainable
 from tfmini.ops.common.indexed_slices import IndexedSlices
+from tfmini.ops.data_flow import TENSOR_ARRAY_OPS
 
 # Stateful ops that only read state: recomputing them gives the values the forward pass saw
 # (as long as nothing writes in between), so a recomputed branch or body may contain them.
 _READ_ONLY_STATEFUL = frozenset({"ReadVariableOp", "VariableShape", "VarIsInitializedOp"})
+# TensorArrays live for one step and their kernels replay safely (a replayed write of an
+# element that holds a value is skipped, a replayed read sees a cleared value): see
+# tfmini/ops/data_flow/tensor_array_ops.py.
+_REPLAYABLE_STATEFUL = _READ_ONLY_STATEFUL | TENSOR_ARRAY_OPS
 
 # Gradient functions are numbered process-wide, as TensorFlow's "<forward>_grad_<uid>".
 _uids = itertools.count(1)
@@ -63,7 +68,7 @@ def _functions_of(op: Operation) -> list[FuncGraph]:
 
 def _has_side_effects(op: Operation) -> bool:
     """Whether running ``op`` again would do more than read state."""
-    if not op.op_def.is_stateful or op.type in _READ_ONLY_STATEFUL:
+    if not op.op_def.is_stateful or op.type in _REPLAYABLE_STATEFUL:
         return False
     functions = _functions_of(op)
     # An If/While is stateful when its functions are; it is harmless when they only read.
@@ -175,7 +180,9 @@ def _real_grad(grad: Any) -> Any:
 
 
 def _new_function(fwd: FuncGraph) -> FuncGraph:
-    return FuncGraph(name=f"{fwd.name}_grad_{next(_uids)}", outer_graph=current_scope().graph)
+    scope = current_scope()
+    return FuncGraph(name=f"{fwd.name}_grad_{next(_uids)}", outer_graph=scope.graph,
+                     outer_name_scope=scope.name_prefix, recomputes=True)
 
 
 def _recompute(

@@ -232,7 +232,14 @@ def _if_kernel(ctx, cond, input, *, Tcond, then_branch, else_branch, node):
     taken = to_bool(cond, Tcond)
     branch, attr = (then_branch, "then_branch") if taken else (else_branch, "else_branch")
     _check_signature(node, attr, branch, len(input), len(node.outputs))
-    return ctx.call_function(branch, input)  # a list output: always a sequence
+    return _call(ctx, branch, input)  # a list output: always a sequence
+
+
+def _call(ctx, fn: FuncGraph, args: list) -> list:
+    """Calls ``fn``; a gradient function that replays forward ops says so to the kernels."""
+    if fn.recomputes:
+        return ctx.call_function_recomputing(fn, args)
+    return ctx.call_function(fn, args)
 
 
 register_op(
@@ -589,10 +596,24 @@ def _shape_invariants(loop_vars: Any, flat_vars: list[Output], invariants: Any) 
     return result
 
 
+def _is_tensor_array(x: Any) -> bool:
+    # A TensorArray (tfmini/ops/data_flow/tensor_array.py, a family this module must not
+    # import) travels through a loop as its flow scalar, the handle staying outside.
+    return hasattr(x, "_with_flow") and hasattr(x, "flow")
+
+
+def _to_loop_values(flat: list) -> list:
+    return [v.flow if _is_tensor_array(v) else v for v in flat]
+
+
+def _from_loop_values(templates: list, values: list) -> list:
+    return [t._with_flow(v) if _is_tensor_array(t) else v for t, v in zip(templates, values)]
+
+
 def _call_with_loop_vars(fn: Callable, loop_vars: Any, args: list) -> Any:
     # As TensorFlow: a list or tuple of loop variables is spread over the parameters; a single
     # tensor or a dict is passed as one argument.
-    packed = _pack_as(loop_vars, args)
+    packed = _pack_as(loop_vars, _from_loop_values(_flatten(loop_vars), args))
     if isinstance(loop_vars, (list, builtins.tuple)):
         return fn(*packed)
     return fn(packed)
@@ -656,7 +677,7 @@ def while_loop(
 
     scope = current_scope()
     graph = scope.graph
-    flat_vars = [convert_to_tensor(v) for v in _flatten(loop_vars)]
+    flat_vars = [convert_to_tensor(v) for v in _to_loop_values(_flatten(loop_vars))]
     invariants = _shape_invariants(loop_vars, flat_vars, shape_invariants)
     base = name or "while"
     op_name = _peek_name(scope, base)
@@ -697,7 +718,7 @@ def while_loop(
             result = [result]
         _assert_same_structure(result, loop_vars, check_types=False)
         new_vars = []
-        for value, var, shape in zip(_flatten(result), flat_vars, invariants):
+        for value, var, shape in zip(_to_loop_values(_flatten(result)), flat_vars, invariants):
             out = _to_inner(body_graph, value, dtype_hint=var.dtype)
             if out.dtype != var.dtype:
                 raise TypeError(
@@ -744,7 +765,7 @@ def while_loop(
     results = outputs[first:num_args]
     if not back_prop:
         results = [stop_gradient(o) for o in results]
-    packed = _pack_as(loop_vars, results)
+    packed = _pack_as(loop_vars, _from_loop_values(_flatten(loop_vars), results))
     if return_same_structure:
         return packed
     flat = _flatten(packed)
@@ -886,15 +907,16 @@ def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
     pred_dtype = cond.outputs[0].dtype
     history = []
     while True:
-        (pred,) = ctx.call_function(cond, values)
+        (pred,) = ctx.call_function_recomputing(cond, values)
         if not to_bool(pred, pred_dtype):
             break
         history.append(values)
-        values = ctx.call_function(body, values)
+        # A replay of the forward loop: per-step resources it wrote hold their values.
+        values = ctx.call_function_recomputing(body, values)
         _check_loop_cancelled(ctx, f"while loop gradient '{node.name}' to finish")
     grads = list(grad)
     while history:
-        grads = ctx.call_function(body_grad, history.pop() + grads)
+        grads = _call(ctx, body_grad, history.pop() + grads)
         _check_loop_cancelled(ctx, f"while loop gradient '{node.name}' to finish")
     return grads
 
