@@ -41,7 +41,7 @@ from tfmini.core.graph import Operation, Output
 from tfmini.core.opdef import OpDef, group_flat
 from tfmini.core.registry import RegisterGradient
 from tfmini.core.scope import Scope, current_scope, scope_context
-from tfmini.core.shapes import unknown_shape
+from tfmini.core.shapes import as_shape, unknown_shape
 from tfmini.gradients import gradients, is_trainable
 from tfmini.ops.common.indexed_slices import IndexedSlices
 from tfmini.ops.data_flow import TENSOR_ARRAY_OPS
@@ -292,6 +292,54 @@ def _compatible(a: Any, b: Any) -> Any:
 
 RegisterGradient("If")(_if_grad)
 RegisterGradient("StatelessIf")(_if_grad)
+
+
+def _case_grad(op: Operation, *grads: Any) -> list:
+    """Gradient of Case/StatelessCase: a Case on the same index over the branches' gradients
+    (an index out of range picks the last gradient branch, as the forward op's last)."""
+    fwd_fns = list(op.get_attr("branches"))
+    inputs = list(op.inputs[1:])
+    wrt = [i for i, t in enumerate(inputs) if is_trainable(t)]
+    out_idx = [i for i, g in enumerate(grads) if _real_grad(g) is not None]
+    out_grads = [_real_grad(grads[i]) for i in out_idx]
+    if not wrt or not out_idx:
+        return [None] * len(op.inputs)
+    branches = [_branch_grads(op, fn, wrt, out_idx, out_grads) for fn in fwd_fns]
+    keep = [k for k in range(len(wrt)) if any(b[2][k] is not None for b in branches)]
+    if not keep:
+        return [None] * len(op.inputs)
+    for k in keep:
+        dtype = next(b[2][k].dtype for b in branches if b[2][k] is not None)
+        for fg, args, branch_grads in branches:
+            if branch_grads[k] is None:
+                with _building(fg):
+                    branch_grads[k] = _zeros_for(args[wrt[k]], dtype)
+    for fg, _, branch_grads in branches:
+        _finish(fg, [branch_grads[k] for k in keep])
+    fns = [b[0] for b in branches]
+    shapes = []
+    for j, k in enumerate(keep):
+        if _is_resource(inputs[wrt[k]]):
+            shape = fns[0].outputs[j].shape
+            for fg in fns[1:]:
+                shape = as_shape(_compatible(shape, fg.outputs[j].shape))
+            shapes.append(shape)
+        else:
+            shapes.append(inputs[wrt[k]].shape)
+    grad_case = build_op(
+        current_scope(),
+        "Case" if _is_stateful(fns) else "StatelessCase",
+        [op.inputs[0], inputs + out_grads],
+        {"Tout": [o.dtype for o in fns[0].outputs], "branches": fns, "output_shapes": shapes},
+    )
+    result: list = [None] * len(op.inputs)
+    for j, k in enumerate(keep):
+        result[1 + wrt[k]] = grad_case.outputs[j]
+    return result  # the index has no gradient
+
+
+RegisterGradient("Case")(_case_grad)
+RegisterGradient("StatelessCase")(_case_grad)
 
 
 # ----------------------------------------------------------------------------------------

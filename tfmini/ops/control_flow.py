@@ -43,6 +43,7 @@ from tfmini.core.scope import (
 )
 from tfmini.core.shapes import TensorShape, unknown_shape
 from tfmini.ops.array import constant, identity, no_op, stop_gradient
+from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import peek_op_name
 from tfmini.ops.common.kernel_util import invalid_argument
 
@@ -571,6 +572,315 @@ def cond(
 
 
 # ----------------------------------------------------------------------------------------
+# Case, StatelessCase, switch_case, case, Assert
+
+_CASE_ATTRS = [
+    "Tin: list(type) >= 0",
+    "Tout: list(type) >= 0",
+    "branches: list(func) >= 1",
+    "output_shapes: list(shape) = []",
+]
+
+
+def _case_shape(ic) -> list:
+    shape_fns.with_rank(ic.input_shape(0), 0)
+    return _with_output_shapes(ic, [unknown_shape()] * len(ic.attrs["Tout"]))
+
+
+def _case_kernel(ctx, branch_index, input, *, branches, node):
+    """Runs ``branches[branch_index](*input)``; an index out of range runs the last branch."""
+    index = int(np.asarray(branch_index).reshape(()))
+    if index < 0 or index >= len(branches):
+        index = len(branches) - 1  # as TensorFlow's CaseOp: the last branch is the default
+    branch = branches[index]
+    _check_signature(node, f"branches[{index}]", branch, len(input), len(node.outputs))
+    return _call(ctx, branch, input)
+
+
+register_op(
+    "StatelessCase",
+    inputs=["branch_index: int32", "input: Tin"],
+    outputs=["output: Tout"],
+    attrs=_CASE_ATTRS,
+    shape_fn=_case_shape,
+    doc="output = branches[branch_index](input) (the last branch when the index is out of "
+    "range); no side effects.",
+)(_case_kernel)
+
+register_op(
+    "Case",
+    inputs=["branch_index: int32", "input: Tin"],
+    outputs=["output: Tout"],
+    attrs=_CASE_ATTRS,
+    shape_fn=_case_shape,
+    stateful=True,
+    doc="output = branches[branch_index](input) (the last branch when the index is out of "
+    "range); a branch may have side effects.",
+)(_case_kernel)
+
+
+def _format_assert_data(values: list, summarize: int) -> str:
+    parts = []
+    for v in values:
+        arr = np.asarray(v)
+        if arr.ndim == 0 and arr.dtype.kind in "SUO":
+            item = arr.item()
+            parts.append(item.decode() if isinstance(item, bytes) else str(item))
+            continue
+        flat = arr.ravel()
+        shown = flat[:summarize] if summarize >= 0 else flat
+        text = " ".join(str(x).lower() if arr.dtype.kind == "b" else str(x) for x in shown)
+        if summarize >= 0 and flat.size > summarize:
+            text += "..."
+        parts.append(f"[{text}]")
+    return " ".join(parts)
+
+
+@register_op(
+    "Assert",
+    inputs=["condition: bool", "data: T"],
+    outputs=[],
+    attrs=["T: list(type) >= 0", "summarize: int = 3"],
+    shape_fn=lambda ic: (shape_fns.with_rank(ic.input_shape(0), 0), [])[1],
+    stateful=True,
+    doc="Fails with InvalidArgumentError showing `data` when `condition` is false.",
+)
+def _assert_kernel(condition, data, *, summarize):
+    if not bool(np.asarray(condition)):
+        raise invalid_argument(f"assertion failed: {_format_assert_data(list(data), summarize)}")
+
+
+def Assert(condition: Any, data: list, summarize: int | None = None,  # noqa: N802
+           name: str | None = None) -> Operation:
+    """An op failing the run with ``data`` when ``condition`` is false (``tf.debugging.Assert``).
+
+    Args:
+        condition: A boolean scalar.
+        data: Tensors (or literals) shown in the error.
+        summarize: How many entries of each tensor to show (default 3).
+        name: Name of the op (default "Assert").
+
+    Returns:
+        The Assert Operation (use it as a control dependency).
+    """
+    with name_scope(name, "Assert"):
+        values = [convert_to_tensor(d) for d in data]
+        return build_op(current_scope(), "Assert",
+                        [convert_to_tensor(condition), values],
+                        {"summarize": 3 if summarize is None else summarize}, name="Assert")
+
+
+def _stack_bools(predicates: list, name: str) -> Output:
+    packed = build_op(current_scope(), "Pack", [list(predicates)], {"axis": 0}, name=name)
+    return packed.outputs[0]
+
+
+def _assert_at_most_n_true(predicates: list, n: int, msg: str) -> Operation:
+    preds_c = _stack_bools(predicates, "preds_c")
+    as_int = build_op(current_scope(), "Cast", [preds_c], {"DstT": int32}).outputs[0]
+    count = build_op(current_scope(), "Sum", [as_int, np.int32(0)],
+                     name="num_true_conds").outputs[0]
+    limit = constant(n, dtype=int32, name="n_true_conds")
+    ok = build_op(current_scope(), "LessEqual", [count, limit]).outputs[0]
+    names = ", ".join(getattr(p, "name", "?") for p in predicates)
+    return Assert(ok, [f"{msg}: more than {n} conditions ({names}) evaluated as True:",
+                       preds_c], summarize=len(predicates))
+
+
+def _case_args(pred_fn_pairs: Any) -> tuple[list, list]:
+    if not isinstance(pred_fn_pairs, (list, builtins.tuple, Mapping)):
+        raise TypeError("'pred_fn_pairs' must be a list, tuple, or dict. "
+                        f"Received: {type(pred_fn_pairs)}")
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, Mapping) \
+        else list(pred_fn_pairs)
+    for pair in pairs:
+        if not isinstance(pair, builtins.tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'pred_fn_pairs' must be a 2-tuple. Received {pair}.")
+        pred, fn = pair
+        if isinstance(pred, Output):
+            if pred.dtype.name != "bool":
+                raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
+        else:
+            raise TypeError(f"pred must be a Tensor, got: {pred}")
+        if not callable(fn):
+            raise TypeError(f"fn for pred {pred.name} must be callable.")
+    return [p for p, _ in pairs], [f for _, f in pairs]
+
+
+def case(pred_fn_pairs: Any, default: Callable | None = None, exclusive: bool = False,
+         strict: bool = False, name: str = "case") -> Any:
+    """The result of the first function whose predicate is true (``tf.compat.v1.case``).
+
+    Built as TensorFlow builds it: nested conds, the first predicate outermost. Without a
+    ``default`` the last pair is the default, guarded by Asserts that fail the run when no
+    predicate is true. With ``exclusive`` an Assert fails the run when more than one is.
+
+    Args:
+        pred_fn_pairs: A list of (boolean scalar tensor, callable) pairs (or a dict).
+        default: Called when no predicate is true.
+        exclusive: Whether at most one predicate may be true.
+        strict: Passed to cond (no effect, as there).
+        name: Name scope (default "case").
+
+    Returns:
+        The chosen function's result.
+
+    Raises:
+        TypeError: malformed pairs, a non-bool predicate, or a function not callable.
+    """
+    predicates, actions = _case_args(pred_fn_pairs)
+    with name_scope(name, "case"):
+        if default is None:
+            k = len(predicates) - 1
+            predicate, action = predicates[k], actions[k]
+            others, other_actions = predicates[:k], actions[:k]
+            all_predicates = list(predicates)
+
+            def default_action():
+                others_msg = (f"Implementation error: selected default action #{k} was "
+                              "called, but some of other predicates are True: ")
+                checks = [
+                    _assert_at_most_n_true(others, 0, others_msg),
+                    Assert(predicate, ["Input error: None of conditions evaluated as True:",
+                                       _stack_bools(all_predicates, "preds_c")]),
+                ]
+                with control_dependencies(checks):
+                    return action()
+
+            default, predicates, actions = default_action, others, other_actions
+        fn = default
+        for predicate, action in reversed(list(zip(predicates, actions))):
+            fn = _partial_cond(predicate, action, fn, strict)
+        if exclusive:
+            with control_dependencies(
+                    [_assert_at_most_n_true(predicates, 1, "Input error: exclusive=True")]):
+                return fn()
+        return fn()
+
+
+def _partial_cond(pred: Output, true_fn: Callable, false_fn: Callable, strict: bool):
+    return lambda: cond(pred, true_fn=true_fn, false_fn=false_fn, strict=strict)
+
+
+def _switch_case_args(branch_fns: Any, default: Callable | None, branch_index: Any) -> list:
+    if not isinstance(branch_index, Output):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, builtins.tuple, Mapping)):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, Mapping) else list(branch_fns)
+    if all(callable(fn) for fn in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, builtins.tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'branch_fns' must be a 2-tuple. Received {pair}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [k for k, _ in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        found = ",".join(map(str, sorted(keys)))
+        raise ValueError(
+            f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
+            f"{{{found}}}"
+        )
+    actions = [fn for _, fn in sorted(pairs, key=lambda p: p[0])]
+    if default is not None:
+        actions.append(default)
+    return actions
+
+
+def switch_case(branch_index: Any, branch_fns: Any, default: Callable | None = None,
+                name: str = "switch_case") -> Any:
+    """``branch_fns[branch_index]()`` as one Case op (``tf.switch_case``).
+
+    Every function is traced into a branch function; at run time only the chosen one runs.
+    An index out of range runs ``default`` (or, without one, the last branch), as
+    TensorFlow's Case kernel does.
+
+    Args:
+        branch_index: An int32 scalar tensor.
+        branch_fns: A list of callables, of (int, callable) pairs, or a dict int -> callable,
+            with keys 0..n-1.
+        default: Called for an index out of range.
+        name: Name scope (default "switch_case"); the op is "<name>/indexed_case".
+
+    Returns:
+        The chosen function's result (the branches' common structure).
+
+    Raises:
+        TypeError: ``branch_index`` not an integer tensor, malformed or uncallable branches,
+            or branches returning different structures or dtypes.
+        ValueError: no branches, or keys not 0..n-1.
+    """
+    actions = _switch_case_args(branch_fns, default, branch_index)
+    with name_scope(name, "switch_case"):
+        return _indexed_case(branch_index, actions)
+
+
+def _indexed_case(branch_index: Output, actions: list) -> Any:
+    scope = current_scope()
+    graph = scope.graph
+    op_name = _peek_name(scope, "indexed_case")
+    fn_prefix = op_name.replace("/", "_")
+    built = [_build_branch(f"{fn_prefix}_branch{b}_{next(_uids)}", fn, graph)
+             for b, fn in enumerate(actions)]
+    graphs = [b[0] for b in built]
+    first_out, first_leaves = built[0][1], built[0][2]
+    shapes: list = []
+    for j, (_, out, leaves) in enumerate(built[1:], start=1):
+        try:
+            _assert_same_structure(first_out, out)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"branches[0] and branches[{j}] arguments to tf.switch_case must have the same "
+                "number, type, and overall structure of return values.\n\n"
+                f"branches[0] output: {first_out!r}\nbranches[{j}] output: {out!r}\n\n"
+                f"Error details:\n{e}"
+            ) from None
+        for a, b in zip(first_leaves, leaves):
+            if isinstance(a, Output) and isinstance(b, Output) and a.dtype != b.dtype:
+                raise TypeError(
+                    f"branches[0] and branches[{j}] arguments to tf.switch_case must have the "
+                    f"same number, type, and overall structure of return values: {a!r} and "
+                    f"{b!r} have different types"
+                )
+    outs = [o for o in first_leaves if isinstance(o, Output)]
+    for k, o in enumerate(outs):
+        shape = o.shape
+        for fg in graphs[1:]:
+            shape = _most_specific_compatible_shape(shape, fg.outputs[k].shape)
+        shapes.append(shape)
+    _align_captures(graphs, 0)
+    inputs = graphs[0].outer_values()
+    _register(graph, *graphs)
+    with name_scope(op_name + "/"):
+        index = convert_to_tensor(branch_index, name="branch_index")
+    op = build_op(
+        scope,
+        "Case" if _is_stateful(graphs) else "StatelessCase",
+        [index, inputs],
+        {"Tout": [o.dtype for o in graphs[0].outputs], "branches": graphs,
+         "output_shapes": shapes},
+        name="indexed_case",
+    )
+    with name_scope(op.name + "/"):
+        outputs = iter([identity(o) for o in op.outputs])
+    results = []
+    for leaf in first_leaves:
+        if isinstance(leaf, Output):
+            results.append(next(outputs))
+        else:
+            results.append(op if isinstance(leaf, Operation) else None)
+    return _pack_as(first_out, results)
+
+
+# ----------------------------------------------------------------------------------------
 # while_loop
 
 
@@ -921,4 +1231,9 @@ def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
     return grads
 
 
-__all__ = ["cond", "group", "tuple", "while_loop"]
+# Family-internal helpers other families use (imported by name, not public).
+flatten_structure = _flatten
+pack_structure = _pack_as
+assert_same_structure = _assert_same_structure
+
+__all__ = ["Assert", "case", "cond", "group", "switch_case", "tuple", "while_loop"]
