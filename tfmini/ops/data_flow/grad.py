@@ -21,6 +21,12 @@ for _op_type in ("TensorArrayV3", "TensorArrayGradV3", "TensorArrayGradWithShape
                  "TensorArraySizeV3", "TensorArrayCloseV3"):
     no_gradient(_op_type)
 
+# As TensorFlow: a py_func has no gradient unless the user overrides it (RegisterGradient +
+# Graph.gradient_override_map). TensorFlow differentiates EagerPyFunc with an eager tape,
+# which tfmini (graph mode only) does not have.
+for _op_type in ("PyFunc", "PyFuncStateless", "EagerPyFunc"):
+    no_gradient(_op_type)
+
 
 def grad_source() -> str:
     """The name scope of the enclosing ``gradients`` call ("gradients", "outer/gradients_2").
