@@ -620,16 +620,15 @@ register_op(
 
 
 def _format_assert_data(values: list, summarize: int) -> str:
+    # As TensorFlow's Assert kernel: each tensor in brackets, bools as 0/1.
     parts = []
     for v in values:
         arr = np.asarray(v)
-        if arr.ndim == 0 and arr.dtype.kind in "SUO":
-            item = arr.item()
-            parts.append(item.decode() if isinstance(item, bytes) else str(item))
-            continue
         flat = arr.ravel()
+        if arr.dtype.kind == "b":
+            flat = flat.astype(np.int8)
         shown = flat[:summarize] if summarize >= 0 else flat
-        text = " ".join(str(x).lower() if arr.dtype.kind == "b" else str(x) for x in shown)
+        text = " ".join(x.decode() if isinstance(x, bytes) else str(x) for x in shown)
         if summarize >= 0 and flat.size > summarize:
             text += "..."
         parts.append(f"[{text}]")
@@ -736,7 +735,7 @@ def case(pred_fn_pairs: Any, default: Callable | None = None, exclusive: bool = 
             others, other_actions = predicates[:k], actions[:k]
             all_predicates = list(predicates)
 
-            def default_action():
+            def default_action(predicate=predicate, action=action, others=others, k=k):
                 others_msg = (f"Implementation error: selected default action #{k} was "
                               "called, but some of other predicates are True: ")
                 checks = [

@@ -111,7 +111,14 @@ def _lookup(token: str) -> Callable:
 
 
 def _as_input(value: Any) -> Any:
-    return value if isinstance(value, np.ndarray) else np.asarray(value)
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if arr.dtype == object or arr.dtype.kind == "U":
+        # A string tensor reaches the function as bytes objects, as in TensorFlow.
+        out = np.empty(arr.shape, dtype=object)
+        for i, v in np.ndenumerate(arr):
+            out[i] = v.encode() if isinstance(v, str) else v
+        return out
+    return arr
 
 
 def _check_results(token: str, ret: Any, Tout: list[DType], eager: bool) -> list:  # noqa: N803
@@ -193,8 +200,8 @@ def _eager_py_func_kernel(input, *, token, Tout, is_async):  # noqa: N803
     """As PyFunc, with the inputs as arrays that also offer ``.numpy()``."""
     del is_async
     func = _lookup(token)
-    args = [np.asarray(v).view(EagerArray) if np.asarray(v).dtype != object
-            else np.asarray(v) for v in input]
+    args = [_as_input(v) for v in input]
+    args = [a if a.dtype == object else a.view(EagerArray) for a in args]
     try:
         ret = func(*args)
     except Exception as e:  # noqa: BLE001

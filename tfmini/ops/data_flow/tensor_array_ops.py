@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from tfmini import errors
-from tfmini.core.dtypes import DType
+from tfmini.core.dtypes import DType, tf_type_name
 from tfmini.core.registry import register_op
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, scalar, unknown_shape
 from tfmini.ops.common import shape_fns
@@ -171,7 +171,8 @@ def _check_dtype(ta: TensorArrayState, dtype: DType, writing: bool) -> None:
     if dtype != ta.dtype:
         verb = "is trying to write dtype" if writing else "requested dtype"
         raise invalid_argument(
-            f"TensorArray dtype is {ta.dtype.name} but Op {verb} {dtype.name}."
+            f"TensorArray dtype is {tf_type_name(ta.dtype)} but Op {verb} "
+            f"{tf_type_name(dtype)}."
         )
 
 
