@@ -39,7 +39,7 @@ from tfmini.core.convert import convert_to_tensor
 from tfmini.core.function import FuncGraph, root_graph
 from tfmini.core.graph import Operation, Output
 from tfmini.core.opdef import OpDef, group_flat
-from tfmini.core.registry import RegisterGradient
+from tfmini.core.registry import RegisterGradient, no_gradient
 from tfmini.core.scope import Scope, current_scope, scope_context
 from tfmini.core.shapes import as_shape, unknown_shape
 from tfmini.gradients import gradients, is_trainable
@@ -340,6 +340,7 @@ def _case_grad(op: Operation, *grads: Any) -> list:
 
 RegisterGradient("Case")(_case_grad)
 RegisterGradient("StatelessCase")(_case_grad)
+no_gradient("Assert")  # as TensorFlow: an assertion has no gradient
 
 
 # ----------------------------------------------------------------------------------------

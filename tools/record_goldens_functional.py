@@ -8,7 +8,8 @@ Run with a Python that has TensorFlow (tfmini itself never imports it)::
 The cases live in ``tests/ops/data_flow/functional_cases.py`` and run here under
 ``tf.compat.v1`` with ``disable_v2_behavior()`` (so TensorFlow builds TensorArrayV3 ops, the
 ops tfmini implements). Keys: ``value/<case>/<key>`` (fetched values), ``error/<case>/class``
-and ``error/<case>/message`` (the kernel's message, run-specific numbers normalised).
+and ``error/<case>/message`` (the kernel's message, run-specific numbers normalised),
+``name/<key>`` (names of the tensors the functions build).
 """
 
 from __future__ import annotations
@@ -87,6 +88,9 @@ def main() -> None:
                 records[f"error/{name}/message"] = np.asarray(first)
             else:
                 raise AssertionError(f"{name} did not fail under TensorFlow")
+    with tf.Graph().as_default():
+        for key, name in cases.tensor_names(T).items():
+            records[f"name/{key}"] = np.asarray(name)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(OUT, **records)
     print(f"wrote {len(records)} arrays to {OUT} ({OUT.stat().st_size} bytes)")

@@ -397,3 +397,27 @@ def error_message(text: str) -> str:
     text = re.sub(r"TensorArray_\d+", "TensorArray_N", text)
     text = re.sub(r"pyfunc_\d+", "pyfunc_N", text)
     return text
+
+
+def tensor_names(t):
+    """Names of what the functions build (control-flow-v1 structure names, Exit/Merge, are left
+    out: tfmini builds the functional While/If, as TF2's control flow v2)."""
+    x = t.constant(np.ones((3, 2), np.float32))
+    ta = t.TensorArray(t.float32, 3)
+    w = ta.write(0, [1.0, 2.0])
+
+    @t.custom_gradient
+    def f(a):
+        return a * 2.0, lambda dy: dy
+
+    return {
+        "handle": ta.handle.name, "flow": ta.flow.name, "write": w.flow.name,
+        "read": w.read(0).name, "stack": w.stack().name, "unstack": ta.unstack(x).flow.name,
+        "map_fn": t.map_fn(lambda e: e, x).name,
+        "scan": t.scan(lambda a, e: a + e, x).name,
+        "switch_case": t.switch_case(t.constant(1), [lambda: x, lambda: x * 2.0]).name,
+        "py_func": t.py_func(lambda a: a, [x], t.float32).name,
+        "py_func_stateless": t.py_func(lambda a: a, [x], t.float32, stateful=False).name,
+        "py_function": t.py_function(lambda a: a, [x], t.float32).name,
+        "custom_gradient": f(x).name,
+    }

@@ -55,3 +55,10 @@ def test_errors_match_tensorflow(name):
             sess.run(fetch)
     assert type(info.value) is cls
     assert want in cases.error_message(str(info.value))
+
+
+def test_tensor_names_match_tensorflow():
+    with tm.Graph().as_default():
+        names = cases.tensor_names(tm)
+    want = {k.split("/", 1)[1]: str(v) for k, v in GOLDEN.items() if k.startswith("name/")}
+    assert names == want
