@@ -44,6 +44,7 @@ from tfmini.core.scope import Scope, current_scope, scope_context
 from tfmini.core.shapes import as_shape, unknown_shape
 from tfmini.gradients import gradients, is_trainable
 from tfmini.ops.common.indexed_slices import IndexedSlices
+from tfmini.ops.control_flow import keep_iterations
 from tfmini.ops.data_flow import TENSOR_ARRAY_OPS
 
 # Stateful ops that only read state: recomputing them gives the values the forward pass saw
@@ -410,6 +411,7 @@ def _while_grad(op: Operation, *grads: Any) -> list:
     shapes = [op.inputs[i].shape for i in carried]
     shapes += [unknown_shape() if _is_resource(op.inputs[i]) else op.inputs[i].shape
                for i, _ in accumulated]
+    keep_iterations(body)
     grad_op = build_op(
         scope,
         "WhileGrad",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import itertools
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -297,11 +298,18 @@ def _while_kernel(ctx, input, *, cond, body, node):
     _check_signature(node, "body", body, len(values), len(values))
     session = ctx.run.session
     pred_dtype = cond.outputs[0].dtype
+    # A loop that is differentiated keeps each iteration's values for its WhileGrad in this
+    # step, which then need not run the loop again (see _while_grad_kernel).
+    history = [] if body in _HISTORY_WANTED else None
+    if history is not None:
+        ctx.step_resources[("while_history", id(body))] = (list(input), history)
     try:
         while True:
             (pred,) = ctx.call_function(cond, values)
             if not to_bool(pred, pred_dtype):
                 return values
+            if history is not None:
+                history.append(values)
             values = ctx.call_function(body, values)
             _check_loop_cancelled(ctx, f"while loop '{node.name}' to finish")
     except errors.OpError as e:
@@ -1186,6 +1194,15 @@ def tuple(  # noqa: A001  (TensorFlow's name; this module uses builtins.tuple)
 # ----------------------------------------------------------------------------------------
 # WhileGrad: tfmini's gradient op for While (built by tfmini/control_flow_grad.py)
 
+# The body functions of loops that have a gradient: their While keeps its iterations.
+_HISTORY_WANTED: weakref.WeakSet = weakref.WeakSet()
+
+
+def keep_iterations(body: FuncGraph) -> None:
+    """Makes the While calling ``body`` keep its iterations for its WhileGrad in each step."""
+    _HISTORY_WANTED.add(body)
+
+
 
 def _while_grad_shape(ic) -> list:
     shapes = ic.attrs["output_shapes"]
@@ -1214,8 +1231,15 @@ def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
     """Returns the gradients of the While's differentiable inputs (see the op's doc)."""
     values = list(input)
     pred_dtype = cond.outputs[0].dtype
-    history = []
-    while True:
+    recorded = ctx.step_resources.get(("while_history", id(body)))
+    if recorded is not None and len(recorded[0]) == len(values) and all(
+            a is b for a, b in zip(recorded[0], values)):
+        # The forward loop ran in this step on these very inputs: use its iterations.
+        history = list(recorded[1])
+        values = None
+    else:
+        history = []
+    while values is not None:
         (pred,) = ctx.call_function_recomputing(cond, values)
         if not to_bool(pred, pred_dtype):
             break
@@ -1230,7 +1254,7 @@ def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
     return grads
 
 
-# Family-internal helpers other families use (imported by name, not public).
+# Family-internal helpers other families and the gradients layer use (imported by name).
 flatten_structure = _flatten
 pack_structure = _pack_as
 assert_same_structure = _assert_same_structure

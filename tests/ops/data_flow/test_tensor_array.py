@@ -166,3 +166,24 @@ def test_py_func_tokens_are_released_with_their_graph():
     del g
     gc.collect()
     assert script_ops.registry.size() == before
+
+
+def test_the_gradient_uses_the_iterations_the_forward_loop_kept(graph, monkeypatch):
+    # The While differentiated in a step keeps its iterations, so its WhileGrad does not run
+    # the loop body again (only the body's gradient function, once per iteration).
+    xs, w, loss = _rnn(5, 2, 3)
+    gw = tm.gradients(loss, w)[0]
+    calls = []
+    original = tm.Session._call_function
+
+    def counting(self, function, args, run):
+        calls.append(function.name)
+        return original(self, function, args, run)
+
+    monkeypatch.setattr(tm.Session, "_call_function", counting)
+    with tm.Session() as sess:
+        sess.run(tm.global_variables_initializer())
+        sess.run(gw)
+    bodies = [n for n in calls if "_body_" in n and "_grad_" not in n]
+    grads = [n for n in calls if "_grad_" in n]
+    assert len(bodies) == 5 and len(grads) == 5
