@@ -62,3 +62,12 @@ def test_tensor_names_match_tensorflow():
         names = cases.tensor_names(tm)
     want = {k.split("/", 1)[1]: str(v) for k, v in GOLDEN.items() if k.startswith("name/")}
     assert names == want
+
+
+def test_the_example_in_docs_functional_runs():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "functional.md").read_text()
+    (block,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    exec(compile(block, "docs/functional.md", "exec"), {})
