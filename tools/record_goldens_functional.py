@@ -9,7 +9,8 @@ The cases live in ``tests/ops/data_flow/functional_cases.py`` and run here under
 ``tf.compat.v1`` with ``disable_v2_behavior()`` (so TensorFlow builds TensorArrayV3 ops, the
 ops tfmini implements). Keys: ``value/<case>/<key>`` (fetched values), ``error/<case>/class``
 and ``error/<case>/message`` (the kernel's message, run-specific numbers normalised),
-``name/<key>`` (names of the tensors the functions build).
+``build_error/<case>/...`` (TensorFlow's build-time ValueError/TypeError), ``name/<key>``
+(names of the tensors the functions build).
 """
 
 from __future__ import annotations
@@ -86,6 +87,15 @@ def main() -> None:
                 if name.startswith("py_func") or name.startswith("py_function"):
                     first = first.split("\n")[0]  # the exception line; tracebacks differ
                 records[f"error/{name}/message"] = np.asarray(first)
+            else:
+                raise AssertionError(f"{name} did not fail under TensorFlow")
+    for name, build in cases.BUILD_ERROR_CASES.items():
+        with tf.Graph().as_default():
+            try:
+                build(T)
+            except (TypeError, ValueError) as e:
+                records[f"build_error/{name}/class"] = np.asarray(type(e).__name__)
+                records[f"build_error/{name}/message"] = np.asarray(str(e).split("\n")[0])
             else:
                 raise AssertionError(f"{name} did not fail under TensorFlow")
     with tf.Graph().as_default():

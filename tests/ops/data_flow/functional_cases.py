@@ -421,3 +421,26 @@ def tensor_names(t):
         "py_function": t.py_function(lambda a: a, [x], t.float32).name,
         "custom_gradient": f(x).name,
     }
+
+
+def _scalar_map(t):
+    return t.map_fn(lambda e: e, t.constant(1.0))
+
+
+# Build-time errors: (build(t)) raising TensorFlow's ValueError / TypeError.
+BUILD_ERROR_CASES = {
+    "map_fn_scalar_elems": _scalar_map,
+    "switch_case_python_index": lambda t: t.switch_case(1, [lambda: t.constant(1.0)]),
+    "switch_case_float_index": lambda t: t.switch_case(t.constant(1.0),
+                                                       [lambda: t.constant(1.0)]),
+    "switch_case_no_branches": lambda t: t.switch_case(t.constant(1), []),
+    "switch_case_bad_keys": lambda t: t.switch_case(
+        t.constant(1), {0: lambda: t.constant(1.0), 2: lambda: t.constant(2.0)}),
+    "switch_case_not_callable": lambda t: t.switch_case(t.constant(1), [(0, 3)]),
+    "case_not_a_list": lambda t: t.case(3),
+    "case_not_pairs": lambda t: t.case([(t.constant(True),)]),
+    "case_int_pred": lambda t: t.case([(t.constant(1), lambda: t.constant(1.0))]),
+    "ta_inconsistent_shapes": lambda t: t.TensorArray(t.float32, 2).write(
+        0, [1.0, 2.0]).write(1, [1.0, 2.0, 3.0]),
+    "ta_no_size": lambda t: t.TensorArray(t.float32),
+}

@@ -71,3 +71,17 @@ def test_the_example_in_docs_functional_runs():
     text = (Path(__file__).resolve().parents[3] / "docs" / "functional.md").read_text()
     (block,) = re.findall(r"```python\n(.*?)```", text, re.S)
     exec(compile(block, "docs/functional.md", "exec"), {})
+
+
+@pytest.mark.parametrize("name", sorted(cases.BUILD_ERROR_CASES))
+def test_build_errors_match_tensorflow(name):
+    import re
+
+    cls = {"TypeError": TypeError, "ValueError": ValueError}[
+        str(GOLDEN[f"build_error/{name}/class"])]
+    want = str(GOLDEN[f"build_error/{name}/message"])
+    # Up to the first repr of a TensorFlow object (a tensor or dtype prints differently).
+    prefix = re.split(r"[<(]", want)[0]
+    with tm.Graph().as_default(), pytest.raises(cls) as info:
+        cases.BUILD_ERROR_CASES[name](tm)
+    assert str(info.value).startswith(prefix)

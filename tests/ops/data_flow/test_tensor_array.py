@@ -32,7 +32,7 @@ def test_infer_shape_false_allows_different_element_shapes(graph):
 
 def test_handle_arguments_are_checked(graph):
     ta = tm.TensorArray(tm.float32, size=2)
-    with pytest.raises(ValueError, match="Size must be provided"):
+    with pytest.raises(ValueError, match="Argument `size` must be provided"):
         tm.TensorArray(tm.float32)
     with pytest.raises(ValueError, match="flow must not be None"):
         tm.TensorArray(tm.float32, handle=ta.handle)

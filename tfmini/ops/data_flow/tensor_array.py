@@ -72,7 +72,7 @@ class TensorArray:
         if handle is not None and flow is None:
             raise ValueError("flow must not be None if handle is not None.")
         if handle is None and size is None:
-            raise ValueError("Size must be provided if handle is not provided")
+            raise ValueError("Argument `size` must be provided if handle is not provided.")
         if handle is not None and tensor_array_name is not None:
             raise ValueError(
                 "Cannot provide both `handle` and `tensor_array_name` arguments at the same "
