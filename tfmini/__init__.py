@@ -49,6 +49,7 @@ from tfmini.gradients import (  # noqa: E402
     gradients,
 )
 from tfmini import control_flow_grad  # noqa: E402,F401  (registers If/While gradients)
+from tfmini.custom_gradient import GradientTape, custom_gradient  # noqa: E402
 from tfmini import test  # noqa: E402
 from tfmini import keras  # noqa: E402  (Keras-2 optimizers, above gradients)
 from tfmini import tpu  # noqa: E402
