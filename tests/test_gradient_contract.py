@@ -62,6 +62,9 @@ UNCHECKED_INPUTS = {
     **{op: {3: "reserve space / mean: no gradient in TensorFlow",
             4: "reserve space / variance: no gradient in TensorFlow",
             5: "reserve space 3: no gradient in TensorFlow"} for op in _BN_GRAD},
+    "PadV2": {2: "the padding constant gets no gradient in TensorFlow"},
+    "MatrixDiagV3": {4: "padding_value gets no gradient in TensorFlow"},
+    "MatrixDiagPartV3": {2: "padding_value gets no gradient in TensorFlow"},
 }
 
 # Samples used instead of the contract sample, with why.

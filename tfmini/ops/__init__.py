@@ -16,6 +16,7 @@ from tfmini.core.wrappers import OpWrapper, op_class
 from tfmini.ops import array, math, nn, control_flow, variables  # noqa: F401,E402
 from tfmini.ops import data_flow, random, tpu_embedding  # noqa: F401,E402
 from tfmini.ops.array import grad as _array_grad  # noqa: F401,E402
+from tfmini.ops.array import layout_grad as _array_layout_grad  # noqa: F401,E402
 from tfmini.ops.math import grad as _math_grad  # noqa: F401,E402
 from tfmini.ops.nn import fused_batch_norm_grad as _fused_batch_norm_grad  # noqa: F401,E402
 from tfmini.ops.nn import grad as _nn_grad  # noqa: F401,E402

@@ -10,7 +10,15 @@ listing its TF1-style functions in ``__all__``:
 * ``concat_split``: ConcatV2, ConcatOffset, Pack, Unpack, Split, SplitV;
 * ``slicing``: Slice, StridedSlice, StridedSliceGrad, Pad and ``x[...]`` on tensors;
 * ``filling``: Fill (``zeros``, ``ones``), ZerosLike, OnesLike, Range;
-* ``gather_scatter``: GatherV2, GatherNd, ScatterNd, UnsortedSegmentSum, Unique, OneHot.
+* ``gather_scatter``: GatherV2, GatherNd, ScatterNd, UnsortedSegmentSum, Unique, OneHot;
+* ``pad_ops``: PadV2, MirrorPad, MirrorPadGrad (``pad`` in every mode);
+* ``where_mask``: Where, ``boolean_mask``, ``sequence_mask``;
+* ``reverse_roll``: ReverseV2, ReverseSequence, Roll;
+* ``sort_search``: LowerBound, UpperBound (``searchsorted``);
+* ``matrix_diag``: MatrixBandPart, MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, Diag, DiagPart;
+* ``tensor_scatter``: TensorScatterUpdate/Add/Sub/Min/Max, ScatterNdNonAliasingAdd;
+* ``counting``: UniqueWithCounts, ListDiff, Bincount, DenseBincount, HistogramFixedWidth,
+  EnsureShape, ``meshgrid``.
 
 Gradients are in ``grad`` (imported by ``tfmini.ops``, after every family).
 """
@@ -19,17 +27,32 @@ from __future__ import annotations
 
 from tfmini.ops.array import basic as _basic
 from tfmini.ops.array import concat_split as _concat_split
+from tfmini.ops.array import counting as _counting
 from tfmini.ops.array import filling as _filling
 from tfmini.ops.array import gather_scatter as _gather_scatter
+from tfmini.ops.array import matrix_diag as _matrix_diag
+from tfmini.ops.array import pad_ops as _pad_ops
+from tfmini.ops.array import reverse_roll as _reverse_roll
 from tfmini.ops.array import shape_ops as _shape_ops
 from tfmini.ops.array import slicing as _slicing
+from tfmini.ops.array import sort_search as _sort_search
+from tfmini.ops.array import tensor_scatter as _tensor_scatter
+from tfmini.ops.array import where_mask as _where_mask
 from tfmini.ops.array.basic import *  # noqa: F403
 from tfmini.ops.array.concat_split import *  # noqa: F403
+from tfmini.ops.array.counting import *  # noqa: F403
 from tfmini.ops.array.filling import *  # noqa: F403
 from tfmini.ops.array.gather_scatter import *  # noqa: F403
+from tfmini.ops.array.matrix_diag import *  # noqa: F403
+from tfmini.ops.array.pad_ops import *  # noqa: F403
+from tfmini.ops.array.reverse_roll import *  # noqa: F403
 from tfmini.ops.array.shape_ops import *  # noqa: F403
 from tfmini.ops.array.slicing import *  # noqa: F403
+from tfmini.ops.array.sort_search import *  # noqa: F403
+from tfmini.ops.array.tensor_scatter import *  # noqa: F403
+from tfmini.ops.array.where_mask import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
-_PARTS = (_basic, _shape_ops, _concat_split, _slicing, _filling, _gather_scatter)
+_PARTS = (_basic, _shape_ops, _concat_split, _slicing, _filling, _gather_scatter, _pad_ops,
+          _where_mask, _reverse_roll, _sort_search, _matrix_diag, _tensor_scatter, _counting)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})
