@@ -31,6 +31,9 @@ _FLOATS = (tm.float16, tm.float32, tm.float64)
 NOT_CHECKED = {
     "OneHot": "TensorFlow's gradient is None for on_value/off_value, though the output moves "
               "with them",
+    "Cholesky": "TensorFlow's gradient is the symmetric one (the input is taken as symmetric), "
+                "while the kernel reads one triangle; checked on symmetric inputs in "
+                "tests/ops/math/test_linalg.py",
     "WhileGrad": "second order through while_loop is refused with NotImplementedError (tested "
                  "in tests/test_control_flow_grad.py)",
 }
@@ -65,6 +68,9 @@ UNCHECKED_INPUTS = {
     "PadV2": {2: "the padding constant gets no gradient in TensorFlow"},
     "MatrixDiagV3": {4: "padding_value gets no gradient in TensorFlow"},
     "MatrixDiagPartV3": {2: "padding_value gets no gradient in TensorFlow"},
+    "MatrixSolveLs": {2: "l2_regularizer gets no gradient in TensorFlow"},
+    "Zeta": {0: "the exponent x gets no gradient in TensorFlow"},
+    "Polygamma": {0: "the order a gets no gradient in TensorFlow"},
 }
 
 # Samples used instead of the contract sample, with why.

@@ -1,5 +1,5 @@
 """Contract samples for the array family's padding, reordering, diagonal, scatter, mask and
-counting ops (tfmini/ops/array/{pad_ops,where_mask,reverse_roll,sort_search,matrix_diag,
+counting ops (tfmini/ops/array/{pad_ops,where_mask,reverse_roll,sort_search,diagonals,
 tensor_scatter,counting}.py)."""
 
 import numpy as np

@@ -18,6 +18,8 @@ from tfmini.ops import data_flow, random, tpu_embedding  # noqa: F401,E402
 from tfmini.ops.array import grad as _array_grad  # noqa: F401,E402
 from tfmini.ops.array import layout_grad as _array_layout_grad  # noqa: F401,E402
 from tfmini.ops.math import grad as _math_grad  # noqa: F401,E402
+from tfmini.ops.math import linalg_grad as _linalg_grad  # noqa: F401,E402
+from tfmini.ops.math import special_grad as _special_grad  # noqa: F401,E402
 from tfmini.ops.nn import fused_batch_norm_grad as _fused_batch_norm_grad  # noqa: F401,E402
 from tfmini.ops.nn import grad as _nn_grad  # noqa: F401,E402
 

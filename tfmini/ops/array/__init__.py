@@ -15,7 +15,7 @@ listing its TF1-style functions in ``__all__``:
 * ``where_mask``: Where, ``boolean_mask``, ``sequence_mask``;
 * ``reverse_roll``: ReverseV2, ReverseSequence, Roll;
 * ``sort_search``: LowerBound, UpperBound (``searchsorted``);
-* ``matrix_diag``: MatrixBandPart, MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, Diag, DiagPart;
+* ``diagonals``: MatrixBandPart, MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, Diag, DiagPart;
 * ``tensor_scatter``: TensorScatterUpdate/Add/Sub/Min/Max, ScatterNdNonAliasingAdd;
 * ``counting``: UniqueWithCounts, ListDiff, Bincount, DenseBincount, HistogramFixedWidth,
   EnsureShape, ``meshgrid``.
@@ -28,9 +28,9 @@ from __future__ import annotations
 from tfmini.ops.array import basic as _basic
 from tfmini.ops.array import concat_split as _concat_split
 from tfmini.ops.array import counting as _counting
+from tfmini.ops.array import diagonals as _diagonals
 from tfmini.ops.array import filling as _filling
 from tfmini.ops.array import gather_scatter as _gather_scatter
-from tfmini.ops.array import matrix_diag as _matrix_diag
 from tfmini.ops.array import pad_ops as _pad_ops
 from tfmini.ops.array import reverse_roll as _reverse_roll
 from tfmini.ops.array import shape_ops as _shape_ops
@@ -41,9 +41,9 @@ from tfmini.ops.array import where_mask as _where_mask
 from tfmini.ops.array.basic import *  # noqa: F403
 from tfmini.ops.array.concat_split import *  # noqa: F403
 from tfmini.ops.array.counting import *  # noqa: F403
+from tfmini.ops.array.diagonals import *  # noqa: F403
 from tfmini.ops.array.filling import *  # noqa: F403
 from tfmini.ops.array.gather_scatter import *  # noqa: F403
-from tfmini.ops.array.matrix_diag import *  # noqa: F403
 from tfmini.ops.array.pad_ops import *  # noqa: F403
 from tfmini.ops.array.reverse_roll import *  # noqa: F403
 from tfmini.ops.array.shape_ops import *  # noqa: F403
@@ -54,5 +54,5 @@ from tfmini.ops.array.where_mask import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_basic, _shape_ops, _concat_split, _slicing, _filling, _gather_scatter, _pad_ops,
-          _where_mask, _reverse_roll, _sort_search, _matrix_diag, _tensor_scatter, _counting)
+          _where_mask, _reverse_roll, _sort_search, _diagonals, _tensor_scatter, _counting)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

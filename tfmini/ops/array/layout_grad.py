@@ -1,5 +1,5 @@
 """Gradients of the padding, reordering, diagonal, scatter and counting ops (``pad_ops``,
-``reverse_roll``, ``matrix_diag``, ``tensor_scatter``, ``where_mask``, ``sort_search``,
+``reverse_roll``, ``diagonals``, ``tensor_scatter``, ``where_mask``, ``sort_search``,
 ``counting``), as TensorFlow's ``array_grad.py`` defines them.
 """
 

@@ -389,6 +389,41 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Output:
     return build_output("AddN", [list(inputs)], name=name)
 
 
+def accumulate_n(inputs: Sequence[Any], shape: Any = None, tensor_dtype: Any = None,
+                 name: str | None = None) -> Output:
+    """Sums a list of tensors of one dtype and shape (``tf.math.accumulate_n``); TensorFlow 2
+    builds it as :func:`add_n` after checking the inputs.
+
+    Args:
+        inputs: A non-empty list of tensors of one dtype and compatible shapes.
+        shape: Optional expected shape of each input.
+        tensor_dtype: Optional expected dtype of the inputs.
+        name: Optional op name.
+
+    Returns:
+        The elementwise sum.
+
+    Raises:
+        ValueError: ``inputs`` is empty, not a list, mixes dtypes, or shapes do not merge.
+        TypeError: ``tensor_dtype`` differs from the inputs' dtype.
+    """
+    message = "inputs must be a list of at least one Tensor with the same dtype and shape"
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError(message)
+    inputs = [as_operand(x) for x in inputs]
+    if not all(x.dtype == inputs[0].dtype for x in inputs):
+        raise ValueError(message)
+    merged = TensorShape(None) if shape is None else TensorShape(shape)
+    for x in inputs:
+        merged = shape_fns.merge_shapes(merged, x.shape)
+    if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) != inputs[0].dtype:
+        raise TypeError(
+            f"The `tensor_dtype` argument is {dtypes.as_dtype(tensor_dtype)!r}, but `input` is "
+            f"of type {inputs[0].dtype!r}. These must be equal. Try casting the input to the "
+            "desired type.")
+    return add_n(inputs, name=name)
+
+
 def _truediv_cast(dt: DType) -> DType | None:
     # tf.math.truediv: narrow ints divide in float32, int32/int64 in float64.
     if dt in (dtypes.int8, dtypes.int16, dtypes.uint8):
@@ -484,6 +519,7 @@ def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Output:
 
 __all__ = [
     "abs",
+    "accumulate_n",
     "add",
     "add_n",
     "cos",
