@@ -32,8 +32,8 @@ NOT_CHECKED = {
     "OneHot": "TensorFlow's gradient is None for on_value/off_value, though the output moves "
               "with them",
     "Cholesky": "TensorFlow's gradient is the symmetric one (the input is taken as symmetric), "
-                "while the kernel reads one triangle; checked on symmetric inputs in "
-                "tests/ops/math/test_linalg.py",
+                "while the kernel reads one triangle; checked on a symmetric input against "
+                "TensorFlow in tests/ops/math/test_breadth.py (grad case cholesky)",
     "WhileGrad": "second order through while_loop is refused with NotImplementedError (tested "
                  "in tests/test_control_flow_grad.py)",
 }

@@ -38,7 +38,8 @@ def parse_equation(equation: str, num_inputs: int) -> tuple[list[str], str]:
     lhs, arrow, rhs = eq.partition("->")
     inputs = lhs.split(",")
     if len(inputs) != num_inputs:
-        raise ValueError(f"Expecting {len(inputs)} inputs but got {num_inputs}")
+        raise ValueError(f'Got {num_inputs} inputs for equation "{equation}", expecting '
+                         f"{len(inputs)}")
     for sub in [*inputs, rhs]:
         if not _LABELS.match(sub):
             raise ValueError(f"Invalid Einsum equation: '{equation}'")
@@ -127,13 +128,10 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Output:
     if kwargs:
         raise TypeError(f"Invalid keyword arguments for this function: "
                         f"{', '.join(sorted(kwargs))}. Expected: name.")
-    with name_scope(name, "einsum", list(inputs)) as scope:
+    with name_scope(name, "einsum", list(inputs)):
         ts = [as_operand(x) for x in inputs]
         ins, rhs = parse_equation(equation, len(ts))
-        resolved = ",".join(ins) + "->" + rhs
-        base = scope.rstrip("/").rpartition("/")[2] or None
-        del base
-        return build_output("Einsum", [ts], {"equation": resolved})
+        return build_output("Einsum", [ts], {"equation": ",".join(ins) + "->" + rhs})
 
 
 # ----------------------------------------------------------------------------------------

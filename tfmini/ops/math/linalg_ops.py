@@ -175,17 +175,21 @@ def log_matrix_determinant_kernel(input):  # noqa: A002
 )
 def cholesky_kernel(input):  # noqa: A002
     """The lower Cholesky factor of each inner (symmetric positive definite) matrix; only
-    the lower triangle is read."""
+    the lower triangle is read. A matrix that is not positive definite gives NaNs, as
+    TensorFlow's CPU kernel (Eigen's LLT, unchecked) leaves it."""
     a = np.asarray(input)
     _check_square(a)
     w = _work(a)
     lower = np.tril(w) + np.swapaxes(np.tril(w, -1), -1, -2)
-    try:
-        return np.linalg.cholesky(lower).astype(a.dtype)
-    except np.linalg.LinAlgError:
-        raise invalid_argument(
-            "Cholesky decomposition was not successful. The input might not be valid."
-        ) from None
+    n = a.shape[-1]
+    flat = lower.reshape(-1, n, n)
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            out[i] = np.nan
+    return out.reshape(a.shape).astype(a.dtype)
 
 
 # ----------------------------------------------------------------------------------------

@@ -60,11 +60,13 @@ def _sorted_kernel(kind: str):
         if x.ndim < 1 or ids.shape[0] != x.shape[0]:
             raise invalid_argument(
                 "segment_ids should be the same size as dimension 0 of input.")
-        if ids.size and ids[0] < 0:
-            raise invalid_argument("segment ids must be >= 0")
         if ids.size > 1 and (np.diff(ids) < 0).any():
             raise invalid_argument("segment ids are not increasing")
         n = int(ids[-1]) + 1 if ids.size else 0
+        if ids.size and ids[0] < 0:
+            raise invalid_argument(
+                f"Segment id {int(ids[0])} out of range [0, {n}), possibly because "
+                "'segment_ids' input is not sorted.")
         rows = x.astype(np.float32) if x.dtype == np.float16 else x
         out = _reduce_rows(_UFUNC[kind], rows, ids.astype(np.int64), n,
                            _identity(kind, rows.dtype))

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from tfmini import errors
 from tfmini.core.graph import Output
 from tfmini.core.registry import register_op
 from tfmini.ops.common import shape_fns
@@ -132,7 +133,11 @@ def _reciprocal(x):
 def _truncate_div(x, y):
     if x.dtype.kind in "iu":
         if not np.all(y):
-            raise invalid_argument("Integer division by zero")
+            # TensorFlow's CPU kernel reports integer division by zero this way.
+            raise errors.InternalError(
+                None, None,
+                "Unexpected error in binary operator (only integer div and mod should have "
+                "errors)")
         q = np.floor_divide(np.abs(x), np.abs(y))
         return np.where((x < 0) ^ (y < 0), -q, q).astype(x.dtype)
     return np.trunc(np.true_divide(x, y))
@@ -200,7 +205,9 @@ binary_op("TruncateDiv", _truncate_div, f"{FLOAT_TYPES}, uint8, int8, int16, int
 binary_op("TruncateMod", _truncate_mod, f"int32, int64, {FLOAT_TYPES}",
           doc="Remainder of truncating division (C's fmod).")
 binary_op("DivNoNan", _div_no_nan, FLOAT_TYPES, doc="x / y, 0 where y == 0.")
-binary_op("Zeta", _binary_in_double(_zeta), "float, double", doc="Hurwitz zeta(x, q).")
+register_op("Zeta", inputs=["x: T", "q: T"], outputs=["z: T"], attrs=["T: {float, double}"],
+            shape_fn=shape_fns.broadcast_binary,
+            doc="Hurwitz zeta(x, q).")(_binary_in_double(_zeta))
 register_op("Polygamma", inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
             shape_fn=shape_fns.broadcast_binary,
             doc="The a-th derivative of digamma.")(_binary_in_double(_polygamma))

@@ -1,0 +1,195 @@
+"""Cases for the array family's padding, masks, reordering, search, diagonal, scatter and
+counting ops, shared by tools/record_goldens_core12.py (run on ``tensorflow.compat.v1``) and
+tests/ops/array/test_layout.py (run on ``tfmini``). Never imports TensorFlow itself.
+
+* ``value_cases``: thunks building a tensor or a list of tensors; values and dtypes recorded.
+* ``grad_cases``: thunks returning ``(y, xs)``; ``tf.gradients(y, xs)`` recorded.
+* ``build_error_cases``: calls TensorFlow rejects while building (ValueError/TypeError).
+* ``run_error_cases``: graphs failing at run time (an ``errors.OpError`` subclass).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+X = (np.arange(12, dtype=np.float64).reshape(3, 4) * 0.7 - 2.0)
+X3 = (np.arange(24, dtype=np.float32).reshape(2, 3, 4) * 0.3 - 1.0)
+W = np.cos(np.arange(60, dtype=np.float64)).reshape(3, 4, 5)  # weights for gradient cases
+
+
+def _weighted(tf, y):
+    # A scalar objective with distinct weights, so each output element's gradient counts;
+    # built at run time, as some outputs' shapes are only known then.
+    n = tf.cast(tf.range(tf.size(y)), y.dtype)
+    w = tf.reshape(tf.cos(n * tf.constant(1.3, y.dtype)), tf.shape(y))
+    return tf.reduce_sum(y * w)
+
+
+def value_cases(tf) -> dict:
+    x = lambda: tf.constant(X)  # noqa: E731
+    x3 = lambda: tf.constant(X3)  # noqa: E731
+    unknown = lambda v: tf.placeholder_with_default(np.asarray(v), None)  # noqa: E731
+    return {
+        # pad
+        "pad_constant": lambda: tf.pad(x(), [[1, 0], [2, 1]]),
+        "pad_value": lambda: tf.pad(x3(), [[0, 1], [1, 0], [0, 2]], constant_values=-3.5),
+        "pad_reflect": lambda: tf.pad(x(), [[2, 1], [3, 0]], mode="REFLECT"),
+        "pad_symmetric": lambda: tf.pad(x3(), [[1, 1], [3, 2], [0, 4]], mode="symmetric"),
+        "pad_int_value": lambda: tf.pad([[1, 2], [3, 4]], [[1, 1], [0, 1]], constant_values=9),
+        "pad_unknown_paddings": lambda: tf.pad(x(), unknown(np.array([[0, 1], [1, 1]])),
+                                               mode="REFLECT"),
+        "mirror_pad_grad": lambda: tf.raw_ops.MirrorPadGrad(
+            input=tf.constant(np.arange(42.0).reshape(6, 7)), paddings=[[2, 1], [1, 2]],
+            mode="REFLECT"),
+        "mirror_pad_grad_sym": lambda: tf.raw_ops.MirrorPadGrad(
+            input=tf.constant(np.arange(30.0).reshape(5, 6)), paddings=[[1, 2], [3, 0]],
+            mode="SYMMETRIC"),
+        # where, masks
+        "where_1arg": lambda: tf.where(x() > 0.5),
+        "where_int": lambda: tf.where(tf.constant([[0, 3, 0], [2, 0, -1]])),
+        "where_3d": lambda: tf.where(tf.constant(X3) < 0.2),
+        "where_empty": lambda: tf.where(tf.zeros([2, 0], tf.bool)),
+        "where_select": lambda: tf.where([True, False, True], x(), -x()),
+        "where_v2_broadcast": lambda: tf.where_v2(x() > 0, x(), 0.0),
+        "boolean_mask": lambda: tf.boolean_mask(x(), [True, False, True]),
+        "boolean_mask_2d": lambda: tf.boolean_mask(x(), x() > 1.0),
+        "boolean_mask_axis": lambda: tf.boolean_mask(x3(), [False, True, True, False], axis=2),
+        "sequence_mask": lambda: tf.sequence_mask([1, 3, 0, 2]),
+        "sequence_mask_maxlen": lambda: tf.sequence_mask([[1, 4], [2, 0]], 5, dtype=tf.float32),
+        # reverse, roll
+        "reverse": lambda: tf.reverse(x3(), [0, -1]),
+        "reverse_none": lambda: tf.reverse(x(), tf.constant([], tf.int32)),
+        "reverse_sequence": lambda: tf.reverse_sequence(x3(), [2, 4], seq_axis=2, batch_axis=0),
+        "reverse_sequence_dim": lambda: tf.reverse_sequence(
+            tf.constant(X), tf.constant([1, 3, 2], tf.int64), seq_dim=1, batch_dim=0),
+        "roll": lambda: tf.roll(x3(), [1, -5, 2], [0, 2, 2]),
+        "roll_scalar": lambda: tf.roll(x(), 7, 1),
+        # searchsorted
+        "searchsorted_left": lambda: tf.searchsorted([[0.0, 1.0, 1.0, 3.0], [2.0, 4.0, 6.0, 8.0]],
+                                                     [[1.0, -1.0, 9.0], [4.0, 5.0, 8.0]]),
+        "searchsorted_right": lambda: tf.searchsorted([1, 2, 2, 2, 5], [2, 0, 5, 6],
+                                                      side="right", out_type=tf.int64),
+        # diagonals
+        "band_part": lambda: tf.linalg.band_part(x3(), 1, 0),
+        "band_part_all": lambda: tf.matrix_band_part(x(), -1, 1),
+        "diag_part": lambda: tf.linalg.diag_part(x()),
+        "diag_part_band": lambda: tf.linalg.diag_part(x3(), k=(-1, 2)),
+        "diag_part_band_pad": lambda: tf.linalg.diag_part(x(), k=(-2, 1), padding_value=9.0,
+                                                          align="LEFT_RIGHT"),
+        "diag_part_k": lambda: tf.linalg.diag_part(x(), k=2),
+        "diag": lambda: tf.linalg.diag([1.0, 2.0, 3.0]),
+        "diag_batch_k": lambda: tf.linalg.diag(np.arange(6.0).reshape(2, 3), k=1),
+        "diag_band": lambda: tf.linalg.diag(np.arange(6.0).reshape(2, 3), k=(-1, 0),
+                                            num_cols=4, padding_value=-1.0),
+        "diag_rows_cols": lambda: tf.linalg.diag([1, 2], num_rows=3, num_cols=4, k=-1),
+        "set_diag": lambda: tf.linalg.set_diag(x(), [10.0, 20.0, 30.0]),
+        "set_diag_band": lambda: tf.linalg.set_diag(
+            x(), np.arange(9.0).reshape(3, 3), k=(0, 2), align="LEFT_LEFT"),
+        "tensor_diag": lambda: tf.linalg.tensor_diag([[1, 2], [3, 4]]),
+        "tensor_diag_part": lambda: tf.linalg.tensor_diag_part(
+            tf.constant(np.arange(16.0).reshape(2, 2, 2, 2))),
+        # tensor scatter
+        "scatter_update": lambda: tf.tensor_scatter_nd_update(x(), [[2], [0]],
+                                                              [[1.0] * 4, [2.0] * 4]),
+        "scatter_update_dup": lambda: tf.tensor_scatter_nd_update([1, 2, 3], [[1], [1]], [7, 8]),
+        "scatter_add": lambda: tf.tensor_scatter_nd_add(x(), [[1, 1], [2, 3], [1, 1]],
+                                                        [1.0, 2.0, 3.0]),
+        "scatter_sub": lambda: tf.tensor_scatter_nd_sub(x3(), [[0, 1]], [[1.0, 2.0, 3.0, 4.0]]),
+        "scatter_min": lambda: tf.tensor_scatter_nd_min(x(), [[0, 0], [2, 2]], [-5.0, 5.0]),
+        "scatter_max": lambda: tf.tensor_scatter_nd_max(x(), [[0, 0], [2, 2]], [-5.0, 5.0]),
+        "scatter_nd_non_aliasing_add": lambda: tf.raw_ops.ScatterNdNonAliasingAdd(
+            input=tf.constant(X), indices=[[0], [0]], updates=np.ones((2, 4))),
+        # counting and sets
+        "unique_with_counts": lambda: list(tf.unique_with_counts([4, 1, 4, 2, 1, 4])),
+        "unique_with_counts_64": lambda: list(tf.unique_with_counts([2.5, -1.0, 2.5],
+                                                                    out_idx=tf.int64)),
+        "setdiff1d": lambda: list(tf.setdiff1d([5, 1, 5, 2, 7, 3], [5, 3, 9])),
+        "bincount": lambda: tf.bincount([1, 1, 3, 0, 7]),
+        "bincount_weights": lambda: tf.math.bincount([1, 1, 3], weights=[0.5, 1.5, 2.0],
+                                                     minlength=6),
+        "bincount_maxlength": lambda: tf.math.bincount([[1, 4], [6, 2]], maxlength=5),
+        "bincount_empty": lambda: tf.math.bincount(tf.constant([], tf.int32)),
+        "dense_bincount_2d": lambda: tf.raw_ops.DenseBincount(
+            input=[[1, 1, 3], [0, 0, 7]], size=4, weights=np.zeros(0, np.float32),
+            binary_output=True),
+        "histogram": lambda: tf.histogram_fixed_width([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0],
+                                                      [0.0, 5.0], nbins=5),
+        "histogram_int": lambda: tf.histogram_fixed_width(tf.constant([1, 4, 9, 2, 3]), [0, 10],
+                                                          nbins=4, dtype=tf.int64),
+        "ensure_shape": lambda: tf.ensure_shape(x(), [None, 4]),
+        "meshgrid_xy": lambda: tf.meshgrid([1, 2, 3], [4, 5]),
+        "meshgrid_ij": lambda: tf.meshgrid([1.0, 2.0], [3.0, 4.0, 5.0], [6.0], indexing="ij"),
+        "convert_packs": lambda: tf.convert_to_tensor([[tf.constant(1.0), 2.0],
+                                                       [3.0, tf.constant(4.0)]]),
+    }
+
+
+def grad_cases(tf) -> dict:
+    def case(build, value):
+        def thunk():
+            x = tf.constant(value)
+            return _weighted(tf, build(x)), [x]
+        return thunk
+
+    return {
+        "pad_v2": case(lambda x: tf.pad(x, [[1, 2], [0, 1]], constant_values=2.0), X),
+        "mirror_pad": case(lambda x: tf.pad(x, [[2, 1], [1, 3]], mode="REFLECT"), X),
+        "mirror_pad_sym": case(lambda x: tf.pad(x, [[1, 1], [0, 2], [4, 1]], mode="SYMMETRIC"),
+                               X3.astype(np.float64)),
+        "boolean_mask": case(lambda x: tf.boolean_mask(x, [[True, False, True, True]] * 3), X),
+        "reverse": case(lambda x: tf.reverse(x, [1]), X),
+        "reverse_sequence": case(lambda x: tf.reverse_sequence(x, [3, 1, 4], 1), X),
+        "roll": case(lambda x: tf.roll(x, [1, 2], [0, 1]), X),
+        "band_part": case(lambda x: tf.linalg.band_part(x, 0, 2), X),
+        "diag_part": case(lambda x: tf.linalg.diag_part(x, k=(-1, 1)), X),
+        "diag": case(lambda x: tf.linalg.diag(x, k=(0, 1), num_cols=5), X[:2, :4]),
+        "set_diag": case(lambda x: tf.linalg.set_diag(x, x[:, 0]), X),
+        "tensor_diag": case(lambda x: tf.linalg.tensor_diag(x), X[:2, :2]),
+        "scatter_update": case(lambda x: tf.tensor_scatter_nd_update(
+            x, [[1]], x[:1] * 3.0), X),
+        "scatter_add": case(lambda x: tf.tensor_scatter_nd_add(x, [[0, 1], [2, 2]],
+                                                               x[0, :2] * 2.0), X),
+        "scatter_max": case(lambda x: tf.tensor_scatter_nd_max(x, [[0, 1], [2, 2]],
+                                                               x[0, 2:] * 2.0), X),
+    }
+
+
+def build_error_cases(tf) -> dict:
+    x = lambda: tf.constant(X)  # noqa: E731
+    return {
+        "pad_bad_mode": lambda: tf.pad(x(), [[1, 1], [1, 1]], mode="WRAP"),
+        "pad_bad_rank": lambda: tf.pad(x(), [[1, 1]]),
+        "boolean_mask_scalar": lambda: tf.boolean_mask(x(), True),
+        "boolean_mask_shape": lambda: tf.boolean_mask(x(), [True, False]),
+        "reverse_dup_axis": lambda: tf.reverse(x(), [1, -1]),
+        "reverse_sequence_dim": lambda: tf.reverse_sequence(x(), [1, 2, 3], seq_axis=2),
+        "searchsorted_side": lambda: tf.searchsorted([1, 2], [1], side="middle"),
+        "diag_part_rank": lambda: tf.linalg.diag_part([1.0, 2.0]),
+        "tensor_diag_part_odd": lambda: tf.linalg.tensor_diag_part(tf.zeros([2, 2, 2])),
+        "scatter_shape": lambda: tf.tensor_scatter_nd_update(x(), [[0]], [1.0, 2.0]),
+        "ensure_shape": lambda: tf.ensure_shape(x(), [3, 5]),
+        "sequence_mask_maxlen": lambda: tf.sequence_mask([1, 2], [3, 4]),
+        "meshgrid_indexing": lambda: tf.meshgrid([1], [2], indexing="xx"),
+        "convert_dtype": lambda: tf.convert_to_tensor([tf.constant(1.0), 2.0], dtype=tf.int32),
+    }
+
+
+def run_error_cases(tf) -> dict:
+    unknown = lambda v: tf.placeholder_with_default(np.asarray(v), None)  # noqa: E731
+    return {
+        "mirror_pad_too_big": lambda: tf.pad(unknown(X), [[0, 0], [4, 0]], mode="REFLECT"),
+        "pad_negative": lambda: tf.pad(unknown(X), unknown(np.array([[0, -1], [0, 0]])),
+                                       constant_values=1.0),
+        "roll_axis": lambda: tf.roll(unknown(X), 1, 3),
+        "reverse_axis": lambda: tf.reverse(unknown(X), [2]),
+        "reverse_sequence_long": lambda: tf.reverse_sequence(unknown(X), [1, 5, 2], 1),
+        "scatter_bad_index": lambda: tf.tensor_scatter_nd_add(unknown(X), [[3]],
+                                                              [[1.0] * 4]),
+        "band_part_too_many": lambda: tf.linalg.band_part(unknown(X), 5, 0),
+        "bincount_negative": lambda: tf.math.bincount(unknown(np.array([1, -1], np.int32))),
+        "histogram_range": lambda: tf.histogram_fixed_width([1.0], [2.0, 1.0]),
+        "ensure_shape": lambda: tf.ensure_shape(unknown(X), [3, 5]),
+        "diag_part_k_range": lambda: tf.linalg.diag_part(unknown(X), k=unknown(
+            np.array([1, 0], np.int32))),
+        "unique_2d": lambda: tf.unique_with_counts(unknown(X))[0],
+    }
