@@ -46,5 +46,13 @@ SAMPLES = {
                               {"binary_output": False}),
     "HistogramFixedWidth": lambda: ([_x((10,)), np.array([-1.0, 2.0], np.float32),
                                      np.int32(4)], {}),
+    "SpaceToBatchND": lambda: ([_x((2, 3, 4, 1)), _i([2, 2]), _i([[1, 0], [0, 2]])], {}),
+    "BatchToSpaceND": lambda: ([_x((8, 2, 3, 1)), _i([2, 2], np.int64), _i([[1, 0], [0, 2]])],
+                               {}),
+    "SpaceToBatch": lambda: ([_x((1, 4, 2, 2)), _i([[0, 0], [1, 1]])], {"block_size": 2}),
+    "BatchToSpace": lambda: ([_x((4, 2, 2, 1)), _i([[0, 1], [1, 0]])], {"block_size": 2}),
+    "SpaceToDepth": lambda: ([_x((1, 4, 6, 2))], {"block_size": 2, "data_format": "NHWC"}),
+    "DepthToSpace": lambda: ([_x((2, 1, 2, 8))], {"block_size": 2, "data_format": "NHWC"}),
+    "BroadcastArgs": lambda: ([_i([2, 1, 3]), _i([4, 1])], {}),
     "EnsureShape": lambda: ([_x()], {"shape": tm.TensorShape([None, 4])}),
 }

@@ -119,6 +119,28 @@ def value_cases(tf) -> dict:
         "ensure_shape": lambda: tf.ensure_shape(x(), [None, 4]),
         "meshgrid_xy": lambda: tf.meshgrid([1, 2, 3], [4, 5]),
         "meshgrid_ij": lambda: tf.meshgrid([1.0, 2.0], [3.0, 4.0, 5.0], [6.0], indexing="ij"),
+        # sort
+        "sort": lambda: tf.sort(tf.constant([[3.0, 1.0, 2.0, 1.0], [0.0, 5.0, -1.0, 5.0]])),
+        "sort_desc_axis0": lambda: tf.sort(x3(), axis=0, direction="DESCENDING"),
+        "argsort_ties": lambda: tf.argsort([2, 1, 2, 0, 1]),
+        "argsort_desc_ties": lambda: tf.argsort([[2, 1, 2, 0, 1]], direction="DESCENDING"),
+        "argsort_axis1": lambda: tf.argsort(x3(), axis=1),
+        # space / batch / depth
+        "space_to_batch_nd": lambda: tf.space_to_batch_nd(
+            tf.constant(np.arange(24.0).reshape(1, 4, 3, 2)), [2, 2], [[0, 0], [1, 0]]),
+        "batch_to_space_nd": lambda: tf.batch_to_space_nd(
+            tf.constant(np.arange(48.0).reshape(8, 2, 3, 1)), [2, 2], [[1, 0], [0, 2]]),
+        "space_to_batch_nd_1d": lambda: tf.space_to_batch_nd(
+            tf.constant(np.arange(12).reshape(2, 6)), [3], [[1, 2]]),
+        "space_to_batch": lambda: tf.space_to_batch(
+            tf.constant(np.arange(16.0).reshape(1, 4, 4, 1)), [[0, 0], [0, 0]], block_size=2),
+        "batch_to_space": lambda: tf.batch_to_space(
+            tf.constant(np.arange(16.0).reshape(4, 2, 2, 1)), [[0, 1], [1, 0]], block_size=2),
+        "space_to_depth": lambda: tf.space_to_depth(
+            tf.constant(np.arange(48.0).reshape(1, 4, 6, 2)), 2),
+        "depth_to_space": lambda: tf.depth_to_space(
+            tf.constant(np.arange(48.0).reshape(2, 1, 3, 8)), 2),
+        "broadcast_dynamic_shape": lambda: tf.broadcast_dynamic_shape([2, 1, 3], [4, 1]),
         "convert_packs": lambda: tf.convert_to_tensor([[tf.constant(1.0), 2.0],
                                                        [3.0, tf.constant(4.0)]]),
     }
@@ -151,6 +173,13 @@ def grad_cases(tf) -> dict:
                                                                x[0, :2] * 2.0), X),
         "scatter_max": case(lambda x: tf.tensor_scatter_nd_max(x, [[0, 1], [2, 2]],
                                                                x[0, 2:] * 2.0), X),
+        "sort": case(lambda x: tf.sort(x, direction="DESCENDING"), X[:, ::-1] * X[:, :1]),
+        "space_to_batch_nd": case(lambda x: tf.space_to_batch_nd(
+            tf.reshape(x, [1, 3, 4, 1]), [3, 2], [[0, 0], [1, 1]]), X),
+        "batch_to_space_nd": case(lambda x: tf.batch_to_space_nd(
+            tf.reshape(x, [4, 3, 1, 1]), [2, 2], [[1, 0], [0, 1]]), X),
+        "space_to_depth": case(lambda x: tf.space_to_depth(tf.reshape(x, [1, 2, 6, 1]), 2), X),
+        "depth_to_space": case(lambda x: tf.depth_to_space(tf.reshape(x, [1, 1, 3, 4]), 2), X),
     }
 
 
@@ -170,6 +199,10 @@ def build_error_cases(tf) -> dict:
         "ensure_shape": lambda: tf.ensure_shape(x(), [3, 5]),
         "sequence_mask_maxlen": lambda: tf.sequence_mask([1, 2], [3, 4]),
         "meshgrid_indexing": lambda: tf.meshgrid([1], [2], indexing="xx"),
+        "sort_direction": lambda: tf.sort([1.0, 2.0], direction="UP"),
+        "space_to_depth_divisible": lambda: tf.space_to_depth(tf.zeros([1, 3, 4, 1]), 2),
+        "batch_to_space_divisible": lambda: tf.batch_to_space_nd(tf.zeros([3, 2, 2, 1]),
+                                                                 [2, 2], [[0, 0], [0, 0]]),
         "convert_dtype": lambda: tf.convert_to_tensor([tf.constant(1.0), 2.0], dtype=tf.int32),
     }
 
@@ -191,5 +224,10 @@ def run_error_cases(tf) -> dict:
         "ensure_shape": lambda: tf.ensure_shape(unknown(X), [3, 5]),
         "diag_part_k_range": lambda: tf.linalg.diag_part(unknown(X), k=unknown(
             np.array([1, 0], np.int32))),
+        "space_to_batch_indivisible": lambda: tf.space_to_batch_nd(
+            unknown(np.zeros((1, 3, 4, 1))), [2, 2], [[0, 0], [0, 0]]),
+        "depth_to_space_nchw": lambda: tf.depth_to_space(tf.zeros([1, 8, 2, 2]), 2,
+                                                         data_format="NCHW"),
+        "broadcast_args": lambda: tf.broadcast_dynamic_shape(unknown(np.array([2, 3])), [4]),
         "unique_2d": lambda: tf.unique_with_counts(unknown(X))[0],
     }

@@ -18,7 +18,9 @@ listing its TF1-style functions in ``__all__``:
 * ``diagonals``: MatrixBandPart, MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3, Diag, DiagPart;
 * ``tensor_scatter``: TensorScatterUpdate/Add/Sub/Min/Max, ScatterNdNonAliasingAdd;
 * ``counting``: UniqueWithCounts, ListDiff, Bincount, DenseBincount, HistogramFixedWidth,
-  EnsureShape, ``meshgrid``.
+  EnsureShape, ``meshgrid``;
+* ``space_batch``: SpaceToBatch(ND), BatchToSpace(ND), SpaceToDepth, DepthToSpace,
+  BroadcastArgs.
 
 Gradients are in ``grad`` (imported by ``tfmini.ops``, after every family).
 """
@@ -36,6 +38,7 @@ from tfmini.ops.array import reverse_roll as _reverse_roll
 from tfmini.ops.array import shape_ops as _shape_ops
 from tfmini.ops.array import slicing as _slicing
 from tfmini.ops.array import sort_search as _sort_search
+from tfmini.ops.array import space_batch as _space_batch
 from tfmini.ops.array import tensor_scatter as _tensor_scatter
 from tfmini.ops.array import where_mask as _where_mask
 from tfmini.ops.array.basic import *  # noqa: F403
@@ -49,10 +52,12 @@ from tfmini.ops.array.reverse_roll import *  # noqa: F403
 from tfmini.ops.array.shape_ops import *  # noqa: F403
 from tfmini.ops.array.slicing import *  # noqa: F403
 from tfmini.ops.array.sort_search import *  # noqa: F403
+from tfmini.ops.array.space_batch import *  # noqa: F403
 from tfmini.ops.array.tensor_scatter import *  # noqa: F403
 from tfmini.ops.array.where_mask import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_basic, _shape_ops, _concat_split, _slicing, _filling, _gather_scatter, _pad_ops,
-          _where_mask, _reverse_roll, _sort_search, _diagonals, _tensor_scatter, _counting)
+          _where_mask, _reverse_roll, _sort_search, _diagonals, _tensor_scatter, _counting,
+          _space_batch)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

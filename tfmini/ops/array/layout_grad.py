@@ -1,4 +1,5 @@
-"""Gradients of the padding, reordering, diagonal, scatter and counting ops (``pad_ops``,
+"""Gradients of the padding, reordering, diagonal, scatter, space/batch and counting ops
+(``space_batch``, ``pad_ops``,
 ``reverse_roll``, ``diagonals``, ``tensor_scatter``, ``where_mask``, ``sort_search``,
 ``counting``), as TensorFlow's ``array_grad.py`` defines them.
 """
@@ -14,8 +15,8 @@ from tfmini.core.scope import current_scope
 from tfmini.ops import array as array_ops
 from tfmini.ops import math as math_ops
 
-for _type in ("Where", "LowerBound", "UpperBound", "UniqueWithCounts", "ListDiff", "Bincount",
-              "DenseBincount", "HistogramFixedWidth"):
+for _type in ("BroadcastArgs", "Where", "LowerBound", "UpperBound", "UniqueWithCounts",
+              "ListDiff", "Bincount", "DenseBincount", "HistogramFixedWidth"):
     no_gradient(_type)
 
 
@@ -167,3 +168,37 @@ def _tensor_scatter_min_or_max_grad(op: Operation, grad: Any) -> list:
 
 RegisterGradient("TensorScatterMin")(_tensor_scatter_min_or_max_grad)
 RegisterGradient("TensorScatterMax")(_tensor_scatter_min_or_max_grad)
+
+
+@RegisterGradient("SpaceToBatchND")
+def _space_to_batch_nd_grad(op: Operation, grad: Any) -> list:
+    return [_out("BatchToSpaceND", [_dense(grad), op.inputs[1], op.inputs[2]]), None, None]
+
+
+@RegisterGradient("BatchToSpaceND")
+def _batch_to_space_nd_grad(op: Operation, grad: Any) -> list:
+    return [_out("SpaceToBatchND", [_dense(grad), op.inputs[1], op.inputs[2]]), None, None]
+
+
+@RegisterGradient("SpaceToBatch")
+def _space_to_batch_grad(op: Operation, grad: Any) -> list:
+    return [_out("BatchToSpace", [_dense(grad), op.inputs[1]],
+                 {"block_size": op.get_attr("block_size")}), None]
+
+
+@RegisterGradient("BatchToSpace")
+def _batch_to_space_grad(op: Operation, grad: Any) -> list:
+    return [_out("SpaceToBatch", [_dense(grad), op.inputs[1]],
+                 {"block_size": op.get_attr("block_size")}), None]
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op: Operation, grad: Any) -> Output:
+    return _out("DepthToSpace", [_dense(grad)], {"block_size": op.get_attr("block_size"),
+                                                 "data_format": op.get_attr("data_format")})
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op: Operation, grad: Any) -> Output:
+    return _out("SpaceToDepth", [_dense(grad)], {"block_size": op.get_attr("block_size"),
+                                                 "data_format": op.get_attr("data_format")})

@@ -1,8 +1,11 @@
 """Searching sorted rows: LowerBound and UpperBound (``tm.searchsorted``), as
 ``tensorflow/core/kernels/searchsorted_op.cc``.
 
-``tm.sort``/``tm.argsort`` are TensorFlow's ``TopKV2``-based functions; TopKV2 belongs to the
-nn family and is not on this branch, so they are not offered here yet.
+``tm.sort``/``tm.argsort``: TensorFlow builds them from ``TopKV2``, which belongs to the nn
+family and is not on this branch; until it is, they are built here from comparisons (each
+element's rank is the number of elements before it in the sorted order, ties by position, as
+TopKV2 orders ties), which costs O(n^2) memory along the sorted axis. Values, order of ties
+and gradients (through GatherV2) are TensorFlow's; the graph is not.
 """
 
 from __future__ import annotations
@@ -101,4 +104,84 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
     return result
 
 
-__all__ = ["searchsorted"]
+def _sort_indices(x: Output, descending: bool) -> Output:
+    """argsort of ``x`` along its last axis, from pairwise comparisons."""
+    xi = build_output("ExpandDims", [x, -1])          # [..., n, 1]: x_i
+    xj = build_output("ExpandDims", [x, -2])          # [..., 1, n]: x_j
+    ahead = build_output("Greater" if descending else "Less", [xj, xi])
+    ties = build_output("Equal", [xj, xi], {"incompatible_shape_error": True})
+    n = build_output("StridedSlice", [build_output("Shape", [x]), [-1], [0], [1]],
+                     {"begin_mask": 0, "end_mask": 1, "ellipsis_mask": 0, "new_axis_mask": 0,
+                      "shrink_axis_mask": 1})
+    positions = build_output("Range", [0, n, 1])
+    earlier = build_output("Less", [build_output("ExpandDims", [positions, 0]),
+                                    build_output("ExpandDims", [positions, 1])])  # j < i
+    before = build_output("LogicalOr", [ahead, build_output("LogicalAnd", [ties, earlier])])
+    rank = build_output("Sum", [build_output("Cast", [before], {"DstT": dtypes.int32,
+                                                                "Truncate": False}), [-1]],
+                        {"keep_dims": False})          # [..., n]: sorted position of x_i
+    slot = build_output("Equal", [build_output("ExpandDims", [rank, -2]),
+                                  build_output("ExpandDims", [positions, 1])],
+                        {"incompatible_shape_error": True})  # [..., k, i]: rank_i == k
+    return build_output("ArgMax", [build_output("Cast", [slot], {"DstT": dtypes.int32,
+                                                                 "Truncate": False}), -1],
+                        {"output_type": dtypes.int32})
+
+
+def _sort_or_argsort(values: Any, axis: int, direction: str, want_values: bool,
+                     name: str) -> Output:
+    from tfmini.core.scope import name_scope
+    from tfmini.ops.array.gather_scatter import gather
+    from tfmini.ops.array.shape_ops import transpose
+
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError("Argument `direction` should be one of ASCENDING, DESCENDING. "
+                         f"Received: direction={direction}")
+    with name_scope(name):
+        x = as_operand(values)
+        rank = x.shape.rank
+        if rank is None:
+            raise ValueError("sort needs an input of known rank")
+        if not isinstance(axis, (int, np.integer)):
+            raise ValueError(f"axis must be a constant scalar, got {axis!r}")
+        if rank == 0 or not -rank <= axis < rank:
+            raise ValueError(f"Axis {axis} out of range for rank {rank}")
+        axis %= rank
+        perm = None
+        if axis != rank - 1:
+            perm = list(range(rank))
+            perm[axis], perm[-1] = perm[-1], perm[axis]
+            x = transpose(x, perm)
+        idx = _sort_indices(x, direction == "DESCENDING")
+        out = gather(x, idx, axis=-1, batch_dims=rank - 1) if want_values else idx
+        return transpose(out, perm) if perm is not None else out
+
+
+def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
+         name: str | None = None) -> Output:
+    """The values sorted along ``axis`` (``tf.sort``).
+
+    Args:
+        values: A real tensor of known rank.
+        axis: A constant axis (default the last).
+        direction: ``"ASCENDING"`` or ``"DESCENDING"``.
+        name: Name scope (default ``sort``).
+
+    Returns:
+        A tensor of ``values``' shape.
+
+    Raises:
+        ValueError: a bad ``direction`` or ``axis``.
+    """
+    return _sort_or_argsort(values, axis, direction, True, name or "sort")
+
+
+def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False,
+            name: str | None = None) -> Output:
+    """The int32 indices that sort ``values`` along ``axis`` (``tf.argsort``); ties keep their
+    order, so the result is stable either way."""
+    del stable
+    return _sort_or_argsort(values, axis, direction, False, name or "argsort")
+
+
+__all__ = ["argsort", "searchsorted", "sort"]
