@@ -29,13 +29,16 @@ from tfmini.ops.array import (
 from tfmini.ops.math import (
     cholesky,
     cholesky_solve,
+    cross,
     einsum,
     eye,
     logdet,
     matmul,
+    matrix_rank,
     matrix_transpose,
     matvec,
     norm,
+    pinv,
     qr,
     slogdet,
     svd,
@@ -69,7 +72,8 @@ transpose = matrix_transpose
 adjoint = matrix_transpose  # real dtypes only: the adjoint is the transpose
 
 __all__ = [
-    "adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part", "eigh",
+    "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "matrix_rank",
+    "pinv", "diag", "diag_part", "eigh",
     "eigvalsh", "einsum", "eye", "global_norm", "inv", "logdet", "lstsq", "matmul",
     "matrix_transpose", "matvec", "norm", "qr", "set_diag", "slogdet", "solve", "svd",
     "tensor_diag", "tensor_diag_part", "tensordot", "trace", "transpose", "triangular_solve",

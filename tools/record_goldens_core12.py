@@ -54,7 +54,8 @@ OPS = (
     "Atan2 SquaredDifference Xlogy Xlog1py Xdivy DivNoNan TruncateDiv TruncateMod Zeta "
     "Polygamma BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift PopulationCount "
     "MatrixInverse MatrixDeterminant LogMatrixDeterminant Cholesky MatrixSolve "
-    "MatrixTriangularSolve MatrixSolveLs Svd SelfAdjointEigV2"
+    "MatrixTriangularSolve MatrixSolveLs Svd SelfAdjointEigV2 DynamicPartition DynamicStitch "
+    "ShapeN UnravelIndex CheckNumerics Bitcast LinSpace Cross MulNoNan"
 ).split()
 
 # DataType enum values tfmini does not have (complex, quantized, bfloat16, uint16/32/64, ...).

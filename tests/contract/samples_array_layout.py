@@ -54,5 +54,11 @@ SAMPLES = {
     "SpaceToDepth": lambda: ([_x((1, 4, 6, 2))], {"block_size": 2, "data_format": "NHWC"}),
     "DepthToSpace": lambda: ([_x((2, 1, 2, 8))], {"block_size": 2, "data_format": "NHWC"}),
     "BroadcastArgs": lambda: ([_i([2, 1, 3]), _i([4, 1])], {}),
+    "DynamicPartition": lambda: ([_x((4, 2)), _i([1, 0, 1, 2])], {"num_partitions": 3}),
+    "DynamicStitch": lambda: ([[_i([0, 2]), _i([[1], [3]])], [_x((2, 3)), _x((2, 1, 3))]], {}),
+    "ShapeN": lambda: ([[_x(), _x((2, 0, 1))]], {"out_type": tm.int64}),
+    "UnravelIndex": lambda: ([_i([0, 7, 11]), _i([3, 4])], {}),
+    "CheckNumerics": lambda: ([_x()], {"message": "checked"}),
+    "Bitcast": lambda: ([_x((2,), np.float32)], {"type": tm.uint8}),
     "EnsureShape": lambda: ([_x()], {"shape": tm.TensorShape([None, 4])}),
 }

@@ -141,6 +141,29 @@ def value_cases(tf) -> dict:
         "depth_to_space": lambda: tf.depth_to_space(
             tf.constant(np.arange(48.0).reshape(2, 1, 3, 8)), 2),
         "broadcast_dynamic_shape": lambda: tf.broadcast_dynamic_shape([2, 1, 3], [4, 1]),
+        # partitions and utilities
+        "dynamic_partition": lambda: tf.dynamic_partition(x(), [1, 0, 1], 3),
+        "dynamic_partition_2d": lambda: tf.dynamic_partition([[1, 2], [3, 4]], [[0, 1], [1, 1]],
+                                                             2),
+        "dynamic_stitch": lambda: tf.dynamic_stitch([[0, 4], [[1], [3]], [2]],
+                                                    [[[1.0, 2.0], [5.0, 6.0]],
+                                                     [[[3.0, 4.0]], [[7.0, 8.0]]],
+                                                     [[9.0, 9.5]]]),
+        "dynamic_stitch_overlap": lambda: tf.dynamic_stitch([[0, 1], [1, 2]], [[1, 2], [3, 4]]),
+        "shape_n": lambda: tf.shape_n([x3(), x3()[0], tf.constant(1.0)], out_type=tf.int64),
+        "unravel_index": lambda: tf.unravel_index([0, 7, 23], [2, 3, 4]),
+        "unravel_index_scalar": lambda: tf.unravel_index(tf.constant(5, tf.int64),
+                                                         tf.constant([2, 3], tf.int64)),
+        "check_numerics": lambda: tf.debugging.check_numerics(x(), "fine"),
+        "bitcast_wider": lambda: tf.bitcast(tf.constant([[1, 0, 0, 0], [0, 1, 0, 0]], tf.uint8),
+                                            tf.int32),
+        "bitcast_narrower": lambda: tf.bitcast(tf.constant([1.0, -2.0], tf.float32), tf.int16),
+        "gather_nd": lambda: tf.gather_nd(x3(), [[1, 2], [0, 0]]),
+        "batch_gather": lambda: tf.batch_gather(x3(), [[[2], [0], [1]], [[1], [1], [0]]]),
+        "repeat": lambda: tf.repeat(x(), [1, 0, 2], axis=0),
+        "repeat_flat": lambda: tf.repeat([[1, 2], [3, 4]], 2),
+        "repeat_axis1": lambda: tf.repeat(x(), [2, 1, 0, 1], axis=1),
+        "parallel_stack": lambda: tf.parallel_stack([x(), x() * 2.0]),
         "convert_packs": lambda: tf.convert_to_tensor([[tf.constant(1.0), 2.0],
                                                        [3.0, tf.constant(4.0)]]),
     }
@@ -180,6 +203,10 @@ def grad_cases(tf) -> dict:
             tf.reshape(x, [4, 3, 1, 1]), [2, 2], [[1, 0], [0, 1]]), X),
         "space_to_depth": case(lambda x: tf.space_to_depth(tf.reshape(x, [1, 2, 6, 1]), 2), X),
         "depth_to_space": case(lambda x: tf.depth_to_space(tf.reshape(x, [1, 1, 3, 4]), 2), X),
+        "dynamic_partition": case(lambda x: tf.dynamic_partition(x, [2, 0, 2], 3)[2], X),
+        "dynamic_stitch": case(lambda x: tf.dynamic_stitch([[2, 0], [1]], [x[:2], x[2:]]), X),
+        "gather_nd": case(lambda x: tf.gather_nd(x, [[1, 2], [0, 0], [1, 2]]), X),
+        "repeat": case(lambda x: tf.repeat(x, [2, 0, 1], axis=0), X),
     }
 
 
@@ -229,5 +256,9 @@ def run_error_cases(tf) -> dict:
         "depth_to_space_nchw": lambda: tf.depth_to_space(tf.zeros([1, 8, 2, 2]), 2,
                                                          data_format="NCHW"),
         "broadcast_args": lambda: tf.broadcast_dynamic_shape(unknown(np.array([2, 3])), [4]),
+        "check_numerics": lambda: tf.debugging.check_numerics(unknown(np.array([1.0, np.nan])),
+                                                              "bad values"),
+        "dynamic_partition_range": lambda: tf.dynamic_partition(unknown(X), [0, 3, 1], 2),
+        "unravel_index_range": lambda: tf.unravel_index(unknown(np.array([6])), [2, 3]),
         "unique_2d": lambda: tf.unique_with_counts(unknown(X))[0],
     }

@@ -20,7 +20,9 @@ listing its TF1-style functions in ``__all__``:
 * ``counting``: UniqueWithCounts, ListDiff, Bincount, DenseBincount, HistogramFixedWidth,
   EnsureShape, ``meshgrid``;
 * ``space_batch``: SpaceToBatch(ND), BatchToSpace(ND), SpaceToDepth, DepthToSpace,
-  BroadcastArgs.
+  BroadcastArgs;
+* ``partition_ops``: DynamicPartition, DynamicStitch, ShapeN, UnravelIndex, CheckNumerics,
+  Bitcast, ``gather_nd``, ``repeat``, ``batch_gather``.
 
 Gradients are in ``grad`` (imported by ``tfmini.ops``, after every family).
 """
@@ -34,6 +36,7 @@ from tfmini.ops.array import diagonals as _diagonals
 from tfmini.ops.array import filling as _filling
 from tfmini.ops.array import gather_scatter as _gather_scatter
 from tfmini.ops.array import pad_ops as _pad_ops
+from tfmini.ops.array import partition_ops as _partition_ops
 from tfmini.ops.array import reverse_roll as _reverse_roll
 from tfmini.ops.array import shape_ops as _shape_ops
 from tfmini.ops.array import slicing as _slicing
@@ -48,6 +51,7 @@ from tfmini.ops.array.diagonals import *  # noqa: F403
 from tfmini.ops.array.filling import *  # noqa: F403
 from tfmini.ops.array.gather_scatter import *  # noqa: F403
 from tfmini.ops.array.pad_ops import *  # noqa: F403
+from tfmini.ops.array.partition_ops import *  # noqa: F403
 from tfmini.ops.array.reverse_roll import *  # noqa: F403
 from tfmini.ops.array.shape_ops import *  # noqa: F403
 from tfmini.ops.array.slicing import *  # noqa: F403
@@ -59,5 +63,5 @@ from tfmini.ops.array.where_mask import *  # noqa: F403
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_basic, _shape_ops, _concat_split, _slicing, _filling, _gather_scatter, _pad_ops,
           _where_mask, _reverse_roll, _sort_search, _diagonals, _tensor_scatter, _counting,
-          _space_batch)
+          _space_batch, _partition_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

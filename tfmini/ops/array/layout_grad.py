@@ -16,7 +16,8 @@ from tfmini.ops import array as array_ops
 from tfmini.ops import math as math_ops
 
 for _type in ("BroadcastArgs", "Where", "LowerBound", "UpperBound", "UniqueWithCounts",
-              "ListDiff", "Bincount", "DenseBincount", "HistogramFixedWidth"):
+              "ListDiff", "Bincount", "DenseBincount", "HistogramFixedWidth", "ShapeN",
+              "UnravelIndex", "Bitcast"):
     no_gradient(_type)
 
 
@@ -202,3 +203,32 @@ def _space_to_depth_grad(op: Operation, grad: Any) -> Output:
 def _depth_to_space_grad(op: Operation, grad: Any) -> Output:
     return _out("SpaceToDepth", [_dense(grad)], {"block_size": op.get_attr("block_size"),
                                                  "data_format": op.get_attr("data_format")})
+
+
+@RegisterGradient("CheckNumerics")
+def _check_numerics_grad(op: Operation, grad: Any) -> Output:
+    message = ("Not a number (NaN) or infinity (Inf) values detected in gradient. "
+               f"{op.get_attr('message')}")
+    return _out("CheckNumerics", [_dense(grad)], {"message": message})
+
+
+@RegisterGradient("DynamicPartition")
+def _dynamic_partition_grad(op: Operation, *grads: Any) -> list:
+    # Route each partition's gradient back to the rows it came from.
+    data, partitions = op.inputs
+    n = op.get_attr("num_partitions")
+    prefix = array_ops.shape(partitions)
+    positions = array_ops.reshape(array_ops.range(_out("Prod", [prefix, [0]],
+                                                       {"keep_dims": False})), prefix)
+    parts = array_ops.dynamic_partition(positions, partitions, n)
+    dense = [_dense(g) if g is not None else array_ops.zeros_like(o)
+             for g, o in zip(grads, op.outputs)]
+    stitched = array_ops.dynamic_stitch(parts, dense)
+    return [array_ops.reshape(stitched, array_ops.shape(data)), None]
+
+
+@RegisterGradient("DynamicStitch")
+def _dynamic_stitch_grad(op: Operation, grad: Any) -> list:
+    n = len(op.inputs) // 2
+    g = _dense(grad)
+    return [None] * n + [array_ops.gather(g, op.inputs[i]) for i in range(n)]

@@ -11,6 +11,7 @@
 * ``cumulative``: Cumsum, Cumprod, CumulativeLogsumexp;
 * ``segment_reduction``: Segment* and UnsortedSegmentMax/Min/Prod;
 * ``einsum_ops``: Einsum (``einsum``, ``tensordot``);
+* ``vector_ops``: LinSpace, Cross, MulNoNan;
 * ``composites``: ``polyval``, ``reduce_variance``, ``norm``, ``logdet`` ... built from ops;
 * ``matmul_ops``: MatMul, BatchMatMulV2 (``matmul``);
 * ``reduction``: Sum, Prod, Mean, Max, Min, All, Any, EuclideanNorm, ArgMax, ArgMin
@@ -40,6 +41,7 @@ from tfmini.ops.math import reduction as _reduction
 from tfmini.ops.math import segment_reduction as _segment_reduction
 from tfmini.ops.math import select as _select
 from tfmini.ops.math import special as _special
+from tfmini.ops.math import vector_ops as _vector_ops
 from tfmini.ops.math.bitwise import *  # noqa: F403
 
 # Functions that only the tm.math / tm.linalg / tm.bitwise namespaces list (not tm.*).
@@ -58,15 +60,15 @@ from tfmini.ops.math.broadcasting import broadcast_gradient_args, reduce_gradien
 from tfmini.ops.math.cast_ops import *  # noqa: F403
 from tfmini.ops.math.composites import *  # noqa: F403
 from tfmini.ops.math.composites import (  # noqa: F401,E402
-    cholesky_solve,
-    is_non_decreasing,
-    is_strictly_increasing,
     logdet,
+    matrix_rank,
     matvec,
+    pinv,
     polyval,
     reciprocal_no_nan,
     reduce_std,
     reduce_variance,
+    zero_fraction,
 )
 from tfmini.ops.math.cumulative import *  # noqa: F403
 from tfmini.ops.math.cumulative import cumulative_logsumexp  # noqa: F401,E402
@@ -80,8 +82,11 @@ from tfmini.ops.math.reduction import *  # noqa: F403
 from tfmini.ops.math.segment_reduction import *  # noqa: F403
 from tfmini.ops.math.select import *  # noqa: F403
 from tfmini.ops.math.special import *  # noqa: F403
+from tfmini.ops.math.vector_ops import *  # noqa: F403
+from tfmini.ops.math.vector_ops import multiply_no_nan  # noqa: F401,E402
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_linalg_ops, _cast_ops, _elementwise, _matmul_ops, _reduction, _select, _operators,
-          _special, _bitwise, _cumulative, _segment_reduction, _einsum_ops, _composites)
+          _special, _bitwise, _cumulative, _segment_reduction, _einsum_ops, _composites,
+          _vector_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

@@ -195,4 +195,96 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
         return array_ops.squeeze(out, axis=-1)
 
 
-__all__ = ["norm"]
+def lbeta(x: Any, name: str | None = None) -> Output:
+    """log |Beta(x)| over the last dimension: sum(lgamma(x)) - lgamma(sum(x))
+    (``tf.math.lbeta``)."""
+    with name_scope(name, "lbeta", [x]):
+        x = as_operand(x)
+        log_prod = reduce_sum(build_output("Lgamma", [x]), axis=[-1])
+        log_gamma_sum = build_output("Lgamma", [reduce_sum(x, axis=[-1])])
+        return build_output("Sub", [log_prod, log_gamma_sum])
+
+
+def zero_fraction(value: Any, name: str | None = None) -> Output:
+    """The fraction of zeros in ``value``, as float32 (``tf.math.zero_fraction``)."""
+    from tfmini.core import dtypes
+    from tfmini.ops.math.cast_ops import cast
+    from tfmini.ops.math.reduction import count_nonzero
+
+    with name_scope(name, "zero_fraction", [value]):
+        value = as_operand(value)
+        size = array_ops.size(value, out_type=dtypes.int64)
+        nonzero = count_nonzero(value, dtype=dtypes.int64)
+        with name_scope("counts_to_fraction"):
+            zeros = build_output("Sub", [size, nonzero])
+            fraction = build_output("RealDiv", [cast(zeros, dtypes.float32),
+                                                cast(size, dtypes.float32)])
+        return array_ops.identity(fraction, name="fraction")
+
+
+def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False,
+                name: str | None = None) -> Output:
+    """The numerical rank of each inner matrix: singular values above ``tol`` (default
+    ``eps * max(M, N) * max(s)``) (``tf.linalg.matrix_rank``)."""
+    from tfmini.core import dtypes
+    from tfmini.ops.math.cast_ops import cast
+
+    del validate_args
+    with name_scope(name or "matrix_rank"):
+        a = as_operand(a)
+        s = build_output("Svd", [a], {"compute_uv": False, "full_matrices": False})
+        if tol is None:
+            m, n = a.shape.dims[-2:] if a.shape.rank is not None else (None, None)
+            if m is None or n is None:
+                raise ValueError("matrix_rank without tol needs static matrix dimensions")
+            eps = np.finfo(a.dtype.np_dtype).eps
+            tol = build_output("Mul", [convert_to_tensor(eps * max(m, n), a.dtype),
+                                       reduce_max(s, axis=-1, keepdims=True)])
+        else:
+            tol = as_operand(tol, a.dtype)
+        above = cast(build_output("Greater", [s, tol]), dtypes.int32)
+        return reduce_sum(above, axis=-1)
+
+
+def pinv(a: Any, rcond: Any = None, validate_args: bool = False,
+         name: str | None = None) -> Output:
+    """Moore-Penrose pseudo-inverse by SVD, small singular values dropped
+    (``tf.linalg.pinv``)."""
+    del validate_args
+    with name_scope(name or "pinv"):
+        a = as_operand(a)
+        dtype = a.dtype.np_dtype
+        if rcond is None:
+            m, n = a.shape.dims[-2:] if a.shape.rank is not None else (None, None)
+            if m is None or n is None:
+                raise ValueError("pinv without rcond needs static matrix dimensions")
+            rcond = 10.0 * max(m, n) * np.finfo(dtype).eps
+        op_outputs = build_output("Svd", [a], {"compute_uv": True, "full_matrices": False}).op
+        s, u, v = op_outputs.outputs
+        cutoff = build_output("Mul", [as_operand(rcond, a.dtype), reduce_max(s, axis=-1)])
+        kept = build_output("SelectV2", [build_output("Greater", [
+            s, array_ops.expand_dims(cutoff, -1)]), s, np.array(np.inf, dtype)])
+        scaled = build_output("RealDiv", [v, array_ops.expand_dims(kept, -2)])
+        return matmul(scaled, u, adjoint_b=True)
+
+
+def arg_max(input: Any, dimension: Any, output_type: Any = None,  # noqa: A002
+            name: str | None = None) -> Output:
+    """TF1 ``tf.arg_max``: op ArgMax (int64 indices unless ``output_type``)."""
+    from tfmini.ops.math.reduction import argmax
+
+    kwargs = {} if output_type is None else {"output_type": output_type}
+    return argmax(input, dimension, name=name, **kwargs)
+
+
+def arg_min(input: Any, dimension: Any, output_type: Any = None,  # noqa: A002
+            name: str | None = None) -> Output:
+    """TF1 ``tf.arg_min``: op ArgMin (int64 indices unless ``output_type``)."""
+    from tfmini.ops.math.reduction import argmin
+
+    kwargs = {} if output_type is None else {"output_type": output_type}
+    return argmin(input, dimension, name=name, **kwargs)
+
+
+__all__ = ["arg_max", "arg_min", "cholesky_solve", "is_non_decreasing", "is_strictly_increasing",
+           "lbeta", "norm"]

@@ -365,3 +365,18 @@ def _einsum_grad(op, grad):
             g = array_ops.broadcast_to(expanded, shape)
         grads.append(unbroadcast(g, t) if "..." in subs[i] else g)
     return grads
+
+
+@_floating("MulNoNan")
+def _mul_no_nan_grad(op, grad):
+    x, y = op.inputs
+    return _binary_result(op, _o("MulNoNan", [grad, y]), _o("MulNoNan", [x, grad]))
+
+
+@_floating("Cross")
+def _cross_grad(op, grad):
+    u, v = op.inputs
+    return [_o("Cross", [v, grad]), _o("Cross", [grad, u])]
+
+
+no_gradient("LinSpace")
