@@ -131,10 +131,12 @@ def matrix_inverse_kernel(input, *, adjoint):  # noqa: A002
         w = np.swapaxes(w, -1, -2)
     if a.shape[-1] == 0:
         return a.copy()
-    # TensorFlow's kernel (LU with partial pivoting) refuses exactly singular matrices.
-    if (np.linalg.matrix_rank(w.astype(np.float64)) < a.shape[-1]).any():
-        raise invalid_argument("Input is not invertible.")
-    return np.linalg.inv(w).astype(a.dtype)
+    # TensorFlow's kernel (LU with partial pivoting) refuses a matrix with a zero pivot, as
+    # LAPACK's getrf/getri behind NumPy's inv does.
+    try:
+        return np.linalg.inv(w).astype(a.dtype)
+    except np.linalg.LinAlgError:
+        raise invalid_argument("Input is not invertible.") from None
 
 
 @register_op(
@@ -214,9 +216,10 @@ def matrix_solve_kernel(matrix, rhs, *, adjoint):
     w = _work(a)
     if adjoint:
         w = np.swapaxes(w, -1, -2)
-    if a.shape[-1] and (np.linalg.matrix_rank(w.astype(np.float64)) < a.shape[-1]).any():
-        raise invalid_argument("Input matrix is not invertible.")
-    return np.linalg.solve(w, _work(b)).astype(a.dtype)
+    try:
+        return np.linalg.solve(w, _work(b)).astype(a.dtype)
+    except np.linalg.LinAlgError:
+        raise invalid_argument("Input matrix is not invertible.") from None
 
 
 def _triangular_shape(ic) -> list[TensorShape]:
