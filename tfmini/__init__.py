@@ -79,7 +79,7 @@ from tfmini.ops.variables import *  # noqa: E402,F401,F403
 from tfmini.ops.data_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.random import *  # noqa: E402,F401,F403
 from tfmini import random  # noqa: E402  (tm.random: tf.compat.v1.random)
-from tfmini import bitwise, debugging, linalg, math  # noqa: E402  (tm.math, tm.linalg, ...)
+from tfmini import bitwise, debugging, linalg, manip, math  # noqa: E402  (tm.math, ...)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session

@@ -55,7 +55,7 @@ OPS = (
     "Polygamma BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift PopulationCount "
     "MatrixInverse MatrixDeterminant LogMatrixDeterminant Cholesky MatrixSolve "
     "MatrixTriangularSolve MatrixSolveLs Svd SelfAdjointEigV2 DynamicPartition DynamicStitch "
-    "ShapeN UnravelIndex CheckNumerics Bitcast LinSpace Cross MulNoNan"
+    "ShapeN UnravelIndex CheckNumerics Bitcast LinSpace Cross MulNoNan UniqueV2"
 ).split()
 
 # DataType enum values tfmini does not have (complex, quantized, bfloat16, uint16/32/64, ...).

@@ -40,6 +40,7 @@ SAMPLES = {
     "TensorScatterMax": lambda: ([_x(), _i([[1, 2], [0, 0]]), _x((2,)) * 3], {}),
     "ScatterNdNonAliasingAdd": lambda: ([_x(), _i([[2], [2]]), _x((2, 4))], {}),
     "UniqueWithCounts": lambda: ([_i([4, 1, 4, 2, 1, 4])], {"out_idx": tm.int64}),
+    "UniqueV2": lambda: ([_i([[1, 2], [3, 4], [1, 2]]), _i([0], np.int64)], {}),
     "ListDiff": lambda: ([_i([4, 1, 4, 2, 7]), _i([4, 9])], {}),
     "Bincount": lambda: ([_i([1, 1, 3, 0]), np.int32(5), np.zeros(0, np.float32)], {}),
     "DenseBincount": lambda: ([_i([[1, 1, 3], [0, 0, 7]]), np.int32(4), _x((2, 3))],

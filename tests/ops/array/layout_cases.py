@@ -103,6 +103,12 @@ def value_cases(tf) -> dict:
         "unique_with_counts": lambda: list(tf.unique_with_counts([4, 1, 4, 2, 1, 4])),
         "unique_with_counts_64": lambda: list(tf.unique_with_counts([2.5, -1.0, 2.5],
                                                                     out_idx=tf.int64)),
+        "unique_v2_rows": lambda: list(tf.raw_ops.UniqueV2(
+            x=tf.constant([[1, 2], [3, 4], [1, 2]]), axis=[0])),
+        "unique_v2_cols": lambda: list(tf.raw_ops.UniqueV2(
+            x=tf.constant([[1, 1, 2], [3, 3, 4]]), axis=tf.constant([-1], tf.int64))),
+        "unique_v2_flat": lambda: list(tf.raw_ops.UniqueV2(
+            x=tf.constant([3.0, 1.0, 3.0]), axis=tf.constant([], tf.int64))),
         "setdiff1d": lambda: list(tf.setdiff1d([5, 1, 5, 2, 7, 3], [5, 3, 9])),
         "bincount": lambda: tf.bincount([1, 1, 3, 0, 7]),
         "bincount_weights": lambda: tf.math.bincount([1, 1, 3], weights=[0.5, 1.5, 2.0],
@@ -117,6 +123,9 @@ def value_cases(tf) -> dict:
         "histogram_int": lambda: tf.histogram_fixed_width(tf.constant([1, 4, 9, 2, 3]), [0, 10],
                                                           nbins=4, dtype=tf.int64),
         "ensure_shape": lambda: tf.ensure_shape(x(), [None, 4]),
+        "histogram_bins": lambda: tf.histogram_fixed_width_bins(
+            [[-1.0, 0.0, 1.5], [2.0, 5.0, 15.0]], [0.0, 5.0], nbins=5),
+        "manip_roll": lambda: tf.manip.roll(x(), 1, 0),
         "meshgrid_xy": lambda: tf.meshgrid([1, 2, 3], [4, 5]),
         "meshgrid_ij": lambda: tf.meshgrid([1.0, 2.0], [3.0, 4.0, 5.0], [6.0], indexing="ij"),
         # sort
@@ -226,6 +235,8 @@ def build_error_cases(tf) -> dict:
         "ensure_shape": lambda: tf.ensure_shape(x(), [3, 5]),
         "sequence_mask_maxlen": lambda: tf.sequence_mask([1, 2], [3, 4]),
         "meshgrid_indexing": lambda: tf.meshgrid([1], [2], indexing="xx"),
+        "unique_v2_not_1d": lambda: tf.raw_ops.UniqueV2(x=tf.constant([[1, 2]]),
+                                                        axis=tf.constant([], tf.int64)),
         "sort_direction": lambda: tf.sort([1.0, 2.0], direction="UP"),
         "space_to_depth_divisible": lambda: tf.space_to_depth(tf.zeros([1, 3, 4, 1]), 2),
         "batch_to_space_divisible": lambda: tf.batch_to_space_nd(tf.zeros([3, 2, 2, 1]),

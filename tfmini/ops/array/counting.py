@@ -66,6 +66,62 @@ def unique_with_counts(x: Any, out_idx: Any = dtypes.int32, name: str | None = N
 
 
 # ----------------------------------------------------------------------------------------
+# UniqueV2 (unique slices along an axis)
+
+
+def _unique_v2_shape(ic) -> list[TensorShape]:
+    x = as_shape(ic.input_shape(0))
+    axis = ic.input_value(1)
+    if axis is not None and np.size(axis) == 0:
+        if x.rank not in (None, 1):
+            raise ValueError("x expects a 1D vector.")
+        return [TensorShape([None]), TensorShape([None]) if x.dims is None else x]
+    if x.dims is None or axis is None:
+        return [unknown_shape(x.rank), TensorShape([None])]
+    a = int(np.asarray(axis).reshape(-1)[0])
+    if not -x.rank <= a < x.rank:
+        raise ValueError(f"axis {a} is out of range for rank {x.rank}")
+    return [unknown_shape(x.rank), TensorShape([x.dims[a % x.rank]])]
+
+
+@register_op(
+    "UniqueV2",
+    inputs=["x: T", "axis: Taxis"],
+    outputs=["y: T", "idx: out_idx"],
+    attrs=["T: type", "Taxis: {int32, int64} = DT_INT64", "out_idx: {int32, int64} = DT_INT32"],
+    shape_fn=_unique_v2_shape,
+)
+def unique_v2_kernel(x, axis, *, out_idx):
+    """The distinct slices of ``x`` along ``axis`` in order of first appearance, and for each
+    slice its position among them (an empty ``axis`` means a 1-D ``x``)."""
+    x, a = np.asarray(x), np.asarray(axis).reshape(-1)
+    it = out_idx.np_dtype
+    if a.size == 0:
+        if x.ndim != 1:
+            raise invalid_argument("unique expects a 1D vector.")
+        a = np.array([0])
+    if a.size != 1:
+        raise invalid_argument(f"axis expects a 1D vector with 1 element: {dims_str(a.shape)}")
+    ax = int(a[0])
+    if not -x.ndim <= ax < x.ndim:
+        raise invalid_argument(f"axis has to be between [{-x.ndim}, {x.ndim})")
+    ax %= x.ndim
+    moved = np.moveaxis(x, ax, 0)
+    n = moved.shape[0]
+    if n == 0:
+        return x.copy(), np.zeros(0, it)
+    rows = moved.reshape(n, -1)
+    keys = [r.tobytes() if rows.dtype != object else tuple(r.tolist()) for r in rows]
+    first: dict = {}
+    idx = np.empty(n, it)
+    for i, k in enumerate(keys):
+        idx[i] = first.setdefault(k, len(first))
+    order = sorted(first.values())
+    picks = [next(i for i, k in enumerate(keys) if first[k] == j) for j in order]
+    return np.moveaxis(moved[picks], 0, ax), idx
+
+
+# ----------------------------------------------------------------------------------------
 # ListDiff
 
 
@@ -278,6 +334,45 @@ def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,
                         {"dtype": as_dtype(dtype)}, name=name)
 
 
+def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: Any = 100,
+                               dtype: Any = dtypes.int32, name: str | None = None) -> Output:
+    """The bin of each value among ``nbins`` equal bins over ``value_range``, values outside
+    clipped to the first or last (``tf.histogram_fixed_width_bins``), built as TensorFlow
+    builds it (scale, Floor, clip, Cast).
+
+    Args:
+        values: Numeric tensor.
+        value_range: ``[low, high]`` of values' dtype.
+        nbins: Scalar int number of bins.
+        dtype: int32 (the only dtype TensorFlow produces here).
+        name: Name scope (default ``histogram_fixed_width_bins``).
+
+    Returns:
+        int32 bin indices of ``values``' shape.
+    """
+    del dtype
+    with name_scope(name, "histogram_fixed_width_bins", [values, value_range, nbins]):
+        values = convert_to_tensor(values, name="values")
+        shape = build_output("Shape", [values])
+        flat = reshape(values, [-1])
+        value_range = convert_to_tensor(value_range, values.dtype, name="value_range")
+        nbins = convert_to_tensor(nbins, dtypes.int32, name="nbins")
+        nbins_float = build_output("Cast", [nbins], {"DstT": values.dtype, "Truncate": False},
+                                   name="Cast")
+        low, high = value_range[0], value_range[1]
+        scaled = build_output("RealDiv", [build_output("Sub", [flat, low]),
+                                          build_output("Sub", [high, low])],
+                              name="scaled_values")
+        indices = build_output("Floor", [build_output("Mul", [nbins_float, scaled])],
+                               name="indices")
+        top = build_output("Sub", [nbins_float, convert_to_tensor(1, values.dtype)])
+        clipped = build_output("Maximum", [build_output("Minimum", [indices, top]),
+                                           convert_to_tensor(0, values.dtype)])
+        as_int = build_output("Cast", [clipped], {"DstT": dtypes.int32, "Truncate": False},
+                              name="Cast")
+        return reshape(as_int, shape)
+
+
 # ----------------------------------------------------------------------------------------
 # EnsureShape
 
@@ -367,4 +462,5 @@ def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:
 
 
 __all__ = ["bincount", "broadcast_static_shape", "ensure_shape", "histogram_fixed_width",
+           "histogram_fixed_width_bins",
            "meshgrid", "setdiff1d", "unique_with_counts"]

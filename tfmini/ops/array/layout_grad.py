@@ -15,7 +15,7 @@ from tfmini.core.scope import current_scope
 from tfmini.ops import array as array_ops
 from tfmini.ops import math as math_ops
 
-for _type in ("BroadcastArgs", "Where", "LowerBound", "UpperBound", "UniqueWithCounts",
+for _type in ("BroadcastArgs", "Where", "LowerBound", "UpperBound", "UniqueWithCounts", "UniqueV2",
               "ListDiff", "Bincount", "DenseBincount", "HistogramFixedWidth", "ShapeN",
               "UnravelIndex", "Bitcast"):
     no_gradient(_type)
