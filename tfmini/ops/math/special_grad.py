@@ -353,16 +353,28 @@ def _einsum_grad(op, grad):
     for i, (t, sub) in enumerate(zip(inputs, full)):
         others = [(inputs[j], full[j]) for j in range(len(inputs)) if j != i]
         available = set(out).union(*[set(s) for _, s in others])
-        keep = "".join(c for c in dict.fromkeys(sub) if c in available)
+        unique = "".join(dict.fromkeys(sub))  # labels in order of first appearance
+        keep = "".join(c for c in unique if c in available)
         eq = ",".join([out] + [s for _, s in others]) + "->" + keep
         g = _o("Einsum", [[grad] + [o for o, _ in others]], {"equation": eq})
-        if keep != sub:
+        shape = array_ops.shape(t)
+        size = {c: shape[sub.index(c)] for c in unique}
+        if keep != unique:
             # Labels only in this input were summed away: broadcast the gradient back.
-            shape = array_ops.shape(t)
-            dims = [keep.index(c) if c in keep else None for c in sub]
-            expanded = array_ops.reshape(g, array_ops.stack(
-                [shape[k] if d is not None else 1 for k, d in enumerate(dims)]))
-            g = array_ops.broadcast_to(expanded, shape)
+            g = array_ops.reshape(g, array_ops.stack([size[c] if c in keep else 1
+                                                      for c in unique]))
+            g = array_ops.broadcast_to(g, array_ops.stack([size[c] for c in unique]))
+        if unique != sub:
+            # A repeated label reads a diagonal: the gradient lives on that diagonal only.
+            first = {c: sub.index(c) for c in unique}
+            g = array_ops.reshape(g, array_ops.stack([
+                size[c] if first[c] == p else 1 for p, c in enumerate(sub)]))
+            for p, c in enumerate(sub):
+                if first[c] == p:
+                    continue
+                eye = math_ops.eye(size[c], dtype=g.dtype)
+                g = _o("Mul", [g, array_ops.reshape(eye, array_ops.stack([
+                    size[c] if k in (first[c], p) else 1 for k in range(len(sub))]))])
         grads.append(unbroadcast(g, t) if "..." in subs[i] else g)
     return grads
 
