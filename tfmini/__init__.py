@@ -80,6 +80,7 @@ from tfmini.ops.data_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.random import *  # noqa: E402,F401,F403
 from tfmini import random  # noqa: E402  (tm.random: tf.compat.v1.random)
 from tfmini import bitwise, debugging, linalg, manip, math  # noqa: E402  (tm.math, ...)
+from tfmini import logging  # noqa: E402  (tm.logging: tf.compat.v1.logging)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
@@ -87,6 +88,12 @@ from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import contrib  # noqa: E402  (tm.contrib.opt)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
+
+# tf.compat.v1.<name> in a ported script resolves to tfmini's <name>.
+from tfmini import compat  # noqa: E402
+import sys as _sys  # noqa: E402
+
+compat.v1 = compat.v2 = _sys.modules[__name__]
 
 __version__ = "0.1.0"
 
