@@ -81,6 +81,7 @@ from tfmini.ops.random import *  # noqa: E402,F401,F403
 from tfmini import random  # noqa: E402  (tm.random: tf.compat.v1.random)
 from tfmini import bitwise, debugging, linalg, manip, math  # noqa: E402  (tm.math, ...)
 from tfmini import logging  # noqa: E402  (tm.logging: tf.compat.v1.logging)
+from tfmini.logging import get_logger  # noqa: E402  (tf.get_logger)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session

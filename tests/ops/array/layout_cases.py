@@ -149,6 +149,10 @@ def value_cases(tf) -> dict:
             tf.constant(np.arange(48.0).reshape(1, 4, 6, 2)), 2),
         "depth_to_space": lambda: tf.depth_to_space(
             tf.constant(np.arange(48.0).reshape(2, 1, 3, 8)), 2),
+        "required_paddings": lambda: list(tf.required_space_to_batch_paddings(
+            [5, 7], [2, 3], base_paddings=[[1, 0], [0, 2]])),
+        "required_paddings_tensor": lambda: list(tf.required_space_to_batch_paddings(
+            unknown(np.array([4, 5], np.int32)), [3, 2])),
         "broadcast_dynamic_shape": lambda: tf.broadcast_dynamic_shape([2, 1, 3], [4, 1]),
         # partitions and utilities
         "dynamic_partition": lambda: tf.dynamic_partition(x(), [1, 0, 1], 3),

@@ -348,6 +348,15 @@ def is_tensor(x: Any) -> bool:
     return is_symbolic(x)
 
 
+def is_numeric_tensor(tensor: Any) -> bool:
+    """Whether ``tensor`` is a graph tensor of a numeric (or bool) dtype
+    (``tf.is_numeric_tensor``)."""
+    if not is_symbolic(tensor):
+        return False
+    dt = convert_to_tensor(tensor).dtype
+    return dt.is_floating or dt.is_integer or dt == dtypes.bool_
+
+
 def dimension_value(dimension: Any) -> int | None:
     """The int (or None) of a dimension (``tf.compat.dimension_value``)."""
     return getattr(dimension, "value", dimension)
@@ -368,5 +377,6 @@ def get_static_value(tensor: Any, partial: bool = False) -> np.ndarray | None:
 
 
 __all__ = ["batch_gather", "bitcast", "check_numerics", "dimension_at_index", "dimension_value",
-           "dynamic_partition", "dynamic_stitch", "gather_nd", "get_static_value", "is_tensor",
+           "dynamic_partition", "dynamic_stitch", "gather_nd", "get_static_value",
+           "is_numeric_tensor", "is_tensor",
            "parallel_stack", "repeat", "shape_n", "unravel_index", "verify_tensor_all_finite"]

@@ -396,5 +396,51 @@ def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Output:
     return build_autopacked("BroadcastArgs", [shape_x, shape_y]).outputs[0]
 
 
+def required_space_to_batch_paddings(input_shape: Any, block_shape: Any,
+                                     base_paddings: Any = None, name: str | None = None):
+    """``(paddings, crops)`` that make ``input_shape`` (plus ``base_paddings``) divisible by
+    ``block_shape`` for :func:`space_to_batch_nd` and undo it in :func:`batch_to_space_nd`
+    (``tf.required_space_to_batch_paddings``). NumPy arrays when everything is known at
+    build time, tensors otherwise, as TensorFlow computes them.
+
+    Raises:
+        ValueError: ``block_shape`` is not a 1-D vector of known length.
+    """
+    from tfmini.core import dtypes
+    from tfmini.core.convert import convert_to_tensor
+    from tfmini.core.scope import name_scope
+    from tfmini.ops.array.concat_split import stack
+    from tfmini.ops.array.filling import zeros
+    from tfmini.ops.common.build_util import constant_value
+
+    with name_scope(name, "required_space_to_batch_paddings", [input_shape, block_shape]):
+        input_shape = convert_to_tensor(input_shape, dtypes.int32, name="input_shape")
+        block_shape = convert_to_tensor(block_shape, dtypes.int32, name="block_shape")
+        if block_shape.shape.rank != 1 or block_shape.shape.dims[0] is None:
+            raise ValueError(f"block_shape must be a 1-D vector of known length, got shape "
+                             f"{block_shape.shape}")
+        m = block_shape.shape.dims[0]
+        if m == 0:
+            return zeros([0, 2], dtypes.int32), zeros([0, 2], dtypes.int32)
+        if not input_shape.shape.is_compatible_with([m]):
+            raise ValueError(f"Shapes {input_shape.shape} and ({m},) are incompatible")
+        if base_paddings is not None:
+            base_paddings = convert_to_tensor(base_paddings, dtypes.int32, name="base_paddings")
+        else:
+            base_paddings = zeros([m, 2], dtypes.int32)
+        known = [constant_value(t) for t in (block_shape, input_shape, base_paddings)]
+        if all(k is not None for k in known):
+            block_shape, input_shape, base_paddings = known
+        pad_start = base_paddings[:, 0]
+        orig_pad_end = base_paddings[:, 1]
+        full = input_shape + pad_start + orig_pad_end
+        pad_end_extra = (block_shape - full % block_shape) % block_shape
+        pad_end = orig_pad_end + pad_end_extra
+        paddings = stack([[pad_start[i], pad_end[i]] for i in range(m)], name="paddings")
+        crops = stack([[0, pad_end_extra[i]] for i in range(m)], name="crops")
+        return paddings, crops
+
+
 __all__ = ["batch_to_space", "batch_to_space_nd", "broadcast_dynamic_shape", "depth_to_space",
-           "space_to_batch", "space_to_batch_nd", "space_to_depth"]
+           "required_space_to_batch_paddings", "space_to_batch", "space_to_batch_nd",
+           "space_to_depth"]
