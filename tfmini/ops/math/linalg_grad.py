@@ -220,3 +220,45 @@ def _matrix_solve_ls_grad(op: Operation, grad) -> list:
     a1 = _o("Neg", [_mm(grad_b, _mm(tmp, a, adjoint_a=True))])
     a2 = _mm(tmp, _o("Sub", [grad, _mm(a, grad_b, adjoint_a=True)]), adjoint_b=True)
     return [_o("AddV2", [a1, a2]), grad_b, None]
+
+
+@RegisterGradient("Qr")
+def _qr_grad(op: Operation, dq, dr) -> Output:
+    q, r = op.outputs
+    dq = _dense(dq) if dq is not None else array_ops.zeros_like(q)
+    dr = _dense(dr) if dr is not None else array_ops.zeros_like(r)
+    if r.shape.rank is None or r.shape.dims[-2] is None or r.shape.dims[-1] is None:
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received "
+                                  f"r.shape: {r.shape}")
+    if r.shape.dims[-2] > r.shape.dims[-1] and q.shape.dims[-2] == q.shape.dims[-1]:
+        raise NotImplementedError(
+            f"QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+            f"r.shape={r.shape} with nrows={r.shape.dims[-2]} and ncols={r.shape.dims[-1]}.")
+
+    def triangular_solve(x, upper):
+        # x @ inverse(upper)^T for an upper-triangular matrix.
+        return _adj(math_ops.matrix_triangular_solve(upper, _adj(x), lower=False,
+                                                     adjoint=False))
+
+    def square_and_deep(q, r, dq, dr):
+        qdq = _mm(q, dq, adjoint_a=True)
+        qdq_ = _o("Sub", [qdq, _adj(qdq)])
+        rdr = _mm(r, dr, adjoint_b=True)
+        rdr_ = _o("Sub", [rdr, _adj(rdr)])
+        tril = array_ops.matrix_band_part(_o("AddV2", [qdq_, rdr_]), -1, 0)
+        grad_a = _mm(q, _o("AddV2", [dr, triangular_solve(tril, r)]))
+        grad_b = triangular_solve(_o("Sub", [dq, _mm(q, qdq)]), r)
+        return _o("AddV2", [grad_a, grad_b])
+
+    num_rows, num_cols = q.shape.dims[-2], r.shape.dims[-1]
+    if num_rows >= num_cols:
+        return square_and_deep(q, r, dq, dr)
+    # A wide matrix: partition a = [x, y], r = [u, v] and reduce to the square case.
+    a = op.inputs[0]
+    y = a[..., :, num_rows:]
+    u = r[..., :, :num_rows]
+    dv = dr[..., :, num_rows:]
+    du = dr[..., :, :num_rows]
+    dy = _mm(q, dv)
+    dx = square_and_deep(q, u, _o("AddV2", [dq, _mm(y, dv, adjoint_b=True)]), du)
+    return array_ops.concat([dx, dy], -1)

@@ -19,7 +19,7 @@ import numpy as np
 from tfmini.core import dtypes
 from tfmini.core.builder import build_op
 from tfmini.core.graph import Output
-from tfmini.core.registry import no_gradient, register_op
+from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.ops import array as array_ops
@@ -56,8 +56,6 @@ def qr_kernel(input, *, full_matrices):  # noqa: A002  (TensorFlow's argument na
     q, r = np.linalg.qr(work, mode="complete" if full_matrices else "reduced")
     return q.astype(a.dtype), r.astype(a.dtype)
 
-
-no_gradient("Qr")
 
 
 def qr(input: Any, full_matrices: bool = False, name: str | None = None):  # noqa: A002
