@@ -34,6 +34,7 @@ NOT_CHECKED = {
     "Cholesky": "TensorFlow's gradient is the symmetric one (the input is taken as symmetric), "
                 "while the kernel reads one triangle; checked on a symmetric input against "
                 "TensorFlow in tests/ops/math/test_breadth.py (grad case cholesky)",
+    "PreventGradient": "its gradient is an error by definition (LookupError, as TensorFlow)",
     "WhileGrad": "second order through while_loop is refused with NotImplementedError (tested "
                  "in tests/test_control_flow_grad.py)",
 }
@@ -68,6 +69,8 @@ UNCHECKED_INPUTS = {
     "PadV2": {2: "the padding constant gets no gradient in TensorFlow"},
     "MatrixDiagV3": {4: "padding_value gets no gradient in TensorFlow"},
     "MatrixDiagPartV3": {2: "padding_value gets no gradient in TensorFlow"},
+    "MatrixDiagV2": {4: "padding_value gets no gradient in TensorFlow"},
+    "MatrixDiagPartV2": {2: "padding_value gets no gradient in TensorFlow"},
     "MatrixSolveLs": {2: "l2_regularizer gets no gradient in TensorFlow"},
     "Zeta": {0: "the exponent x gets no gradient in TensorFlow"},
     "Polygamma": {0: "the order a gets no gradient in TensorFlow"},

@@ -15,6 +15,7 @@ from tfmini.ops.math import (  # noqa: F401
     is_non_decreasing,
     is_strictly_increasing,
     multiply_no_nan,
+    nextafter,
     polyval,
     reciprocal_no_nan,
     reduce_std,
@@ -25,9 +26,9 @@ from tfmini.ops.math import population_count as popcount  # noqa: F401
 from tfmini.ops.nn import log_softmax, softmax, softplus, softsign  # noqa: F401
 
 _EXTRA = ["bincount", "cumulative_logsumexp", "invert_permutation", "is_non_decreasing",
-          "is_strictly_increasing", "log_softmax", "multiply_no_nan", "polyval", "popcount",
-          "reciprocal_no_nan", "reduce_std", "reduce_variance", "softmax", "softplus",
-          "softsign", "unsorted_segment_sum", "zero_fraction"]
+          "is_strictly_increasing", "log_softmax", "multiply_no_nan", "nextafter", "polyval",
+          "popcount", "reciprocal_no_nan", "reduce_std", "reduce_variance", "softmax",
+          "softplus", "softsign", "unsorted_segment_sum", "zero_fraction"]
 
 # Linear algebra lives in tm.linalg; tf.math lists none of it.
 _LINALG = {"cholesky", "eye", "matrix_determinant", "matrix_inverse", "matrix_solve",

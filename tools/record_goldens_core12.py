@@ -55,7 +55,9 @@ OPS = (
     "Polygamma BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift PopulationCount "
     "MatrixInverse MatrixDeterminant LogMatrixDeterminant Cholesky MatrixSolve "
     "MatrixTriangularSolve MatrixSolveLs Svd SelfAdjointEigV2 DynamicPartition DynamicStitch "
-    "ShapeN UnravelIndex CheckNumerics Bitcast LinSpace Cross MulNoNan UniqueV2"
+    "ShapeN UnravelIndex CheckNumerics Bitcast LinSpace Cross MulNoNan UniqueV2 MatrixDiag "
+    "MatrixDiagPart MatrixSetDiag MatrixDiagV2 MatrixDiagPartV2 MatrixSetDiagV2 Reverse "
+    "UniqueWithCountsV2 NextAfter Mod ApproximateEqual Snapshot PreventGradient"
 ).split()
 
 # DataType enum values tfmini does not have (complex, quantized, bfloat16, uint16/32/64, ...).

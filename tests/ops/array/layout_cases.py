@@ -88,6 +88,21 @@ def value_cases(tf) -> dict:
         "tensor_diag": lambda: tf.linalg.tensor_diag([[1, 2], [3, 4]]),
         "tensor_diag_part": lambda: tf.linalg.tensor_diag_part(
             tf.constant(np.arange(16.0).reshape(2, 2, 2, 2))),
+        "matrix_diag_v1": lambda: tf.raw_ops.MatrixDiag(diagonal=tf.constant(X)),
+        "matrix_diag_part_v1": lambda: tf.raw_ops.MatrixDiagPart(input=x3()),
+        "matrix_set_diag_v1": lambda: tf.raw_ops.MatrixSetDiag(input=x(),
+                                                               diagonal=[1.0, 2.0, 3.0]),
+        "matrix_diag_v2": lambda: tf.raw_ops.MatrixDiagV2(
+            diagonal=np.arange(6.0).reshape(2, 3), k=[-1, 0], num_rows=-1, num_cols=4,
+            padding_value=-1.0),
+        "matrix_diag_part_v2": lambda: tf.raw_ops.MatrixDiagPartV2(input=x(), k=[-2, 1],
+                                                                   padding_value=9.0),
+        "matrix_set_diag_v2": lambda: tf.raw_ops.MatrixSetDiagV2(
+            input=x(), diagonal=np.arange(9.0).reshape(3, 3), k=[0, 2]),
+        "reverse_v1": lambda: tf.raw_ops.Reverse(tensor=x3(), dims=[True, False, True]),
+        "snapshot": lambda: tf.raw_ops.Snapshot(input=x()),
+        "unique_with_counts_v2": lambda: list(tf.raw_ops.UniqueWithCountsV2(
+            x=tf.constant([[1, 2], [3, 4], [1, 2]]), axis=[0])),
         # tensor scatter
         "scatter_update": lambda: tf.tensor_scatter_nd_update(x(), [[2], [0]],
                                                               [[1.0] * 4, [2.0] * 4]),
@@ -209,6 +224,13 @@ def grad_cases(tf) -> dict:
                                                                x[0, :2] * 2.0), X),
         "scatter_max": case(lambda x: tf.tensor_scatter_nd_max(x, [[0, 1], [2, 2]],
                                                                x[0, 2:] * 2.0), X),
+        "matrix_diag_part_v2": case(lambda x: tf.raw_ops.MatrixDiagPartV2(
+            input=x, k=[-1, 1], padding_value=tf.constant(0.0, tf.float64)), X),
+        "matrix_set_diag_v1": case(lambda x: tf.raw_ops.MatrixSetDiag(input=x, diagonal=x[:, 1]),
+                                   X),
+        "reverse_v1": case(lambda x: tf.raw_ops.Reverse(tensor=x, dims=[False, True]), X),
+        "prevent_gradient_path": case(lambda x: x * 2.0 + tf.stop_gradient(
+            tf.raw_ops.PreventGradient(input=x)), X),
         "sort": case(lambda x: tf.sort(x, direction="DESCENDING"), X[:, ::-1] * X[:, :1]),
         "space_to_batch_nd": case(lambda x: tf.space_to_batch_nd(
             tf.reshape(x, [1, 3, 4, 1]), [3, 2], [[0, 0], [1, 1]]), X),

@@ -180,6 +180,11 @@ def value_cases(tf) -> dict:
         "to_double": lambda: tf.to_double([1, 2]),
         "arg_max": lambda: tf.arg_max(R, 1),
         "arg_min": lambda: tf.arg_min(R, 0, output_type=tf.int32),
+        "nextafter": lambda: tf.math.nextafter([1.0, 0.0, -2.0], [2.0, -1.0, -2.0]),
+        "mod": lambda: tf.raw_ops.Mod(x=[7, -7, 7, -7], y=[3, 3, -3, -3]),
+        "mod_float": lambda: tf.raw_ops.Mod(x=R, y=np.full_like(R, 1.25)),
+        "approximate_equal": lambda: tf.raw_ops.ApproximateEqual(
+            x=[1.0, 2.0, 3.0], y=[1.0 + 1e-6, 2.1, 3.0], tolerance=1e-3),
         "matvec": lambda: tf.linalg.matvec(A, np.array([1.0, -1.0, 2.0])),
         "cholesky_not_pd": lambda: tf.linalg.band_part(
             tf.linalg.cholesky(np.array([[1.0, 2.0], [2.0, 1.0]])), -1, 0),
@@ -265,6 +270,7 @@ def grad_cases(tf) -> dict:
         "qr_tall": case(lambda a: tf.square(tf.linalg.qr(a)[0]) + tf.linalg.qr(a)[1][0, 0], TALL),
         "qr_square_r": case(lambda a: tf.linalg.qr(a)[1], A),
         "qr_wide": case(lambda a: tf.linalg.qr(a)[1], TALL.T),
+        "nextafter": case(lambda a, b: tf.math.nextafter(a, b), R, P),
         "cross": case(tf.linalg.cross, np.stack([A, SPD]), np.stack([SPD, A])),
         "multiply_no_nan": case(tf.math.multiply_no_nan, R, R * (R > 0)),
         "lbeta": case(tf.math.lbeta, P),

@@ -280,6 +280,20 @@ def stop_gradient_kernel(input):
     return input
 
 
+@register_op("Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+             shape_fn=shape_fns.unchanged)
+def snapshot_kernel(input):  # noqa: A002
+    """A copy of ``input`` (values are never modified in place here, so the input itself)."""
+    return input
+
+
+@register_op("PreventGradient", inputs=["input: T"], outputs=["output: T"],
+             attrs=["T: type", "message: string = ''"], shape_fn=shape_fns.unchanged)
+def prevent_gradient_kernel(input):  # noqa: A002
+    """Identity for values; asking for its gradient is an error."""
+    return input
+
+
 @register_op("NoOp", shape_fn=shape_fns.no_outputs)
 def no_op_kernel():
     """Does nothing; useful as a control-dependency anchor."""

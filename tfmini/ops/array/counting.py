@@ -121,6 +121,25 @@ def unique_v2_kernel(x, axis, *, out_idx):
     return np.moveaxis(moved[picks], 0, ax), idx
 
 
+def _unique_with_counts_v2_shape(ic) -> list[TensorShape]:
+    y, idx = _unique_v2_shape(ic)
+    return [y, idx, TensorShape([None])]
+
+
+@register_op(
+    "UniqueWithCountsV2",
+    inputs=["x: T", "axis: Taxis"],
+    outputs=["y: T", "idx: out_idx", "count: out_idx"],
+    attrs=["T: type", "Taxis: {int32, int64} = DT_INT64", "out_idx: {int32, int64} = DT_INT32"],
+    shape_fn=_unique_with_counts_v2_shape,
+)
+def unique_with_counts_v2_kernel(x, axis, *, out_idx):
+    """UniqueV2 with how often each distinct slice occurs."""
+    y, idx = unique_v2_kernel(x, axis, out_idx=out_idx)
+    count = np.bincount(idx.astype(np.int64), minlength=np.shape(y)[0] if idx.size else 0)
+    return y, idx, count.astype(out_idx.np_dtype)
+
+
 # ----------------------------------------------------------------------------------------
 # ListDiff
 

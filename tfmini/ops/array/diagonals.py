@@ -380,6 +380,88 @@ def matrix_set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: Any = 
 
 
 # ----------------------------------------------------------------------------------------
+# The older versions: MatrixDiag/MatrixDiagPart/MatrixSetDiag (main diagonal) and their V2
+# (``k`` and padding, diagonals packed as V3's LEFT_LEFT)
+
+
+def _main_diag_shape(ic) -> list[TensorShape]:
+    d = shape_fns.with_rank_at_least(ic.input_shape(0), 1)
+    if d.dims is None:
+        return [unknown_shape()]
+    return [TensorShape([*d.dims, d.dims[-1]])]
+
+
+@register_op("MatrixDiag", inputs=["diagonal: T"], outputs=["output: T"], attrs=["T: type"],
+             shape_fn=_main_diag_shape)
+def matrix_diag_kernel(diagonal):
+    """Square matrices with ``diagonal`` on the main diagonal."""
+    d = np.asarray(diagonal)
+    if d.ndim < 1:
+        raise invalid_argument(f"input must be at least 1-dim, received shape: "
+                               f"{dims_str(d.shape)}")
+    return matrix_diag_v3_kernel(d, np.int32(0), np.int32(-1), np.int32(-1),
+                                 np.zeros((), d.dtype), align="RIGHT_LEFT")
+
+
+def _main_diag_part_shape(ic) -> list[TensorShape]:
+    s = shape_fns.with_rank_at_least(ic.input_shape(0), 2)
+    if s.dims is None:
+        return [unknown_shape()]
+    *batch, m, n = s.dims
+    return [TensorShape([*batch, None if m is None or n is None else min(m, n)])]
+
+
+@register_op("MatrixDiagPart", inputs=["input: T"], outputs=["diagonal: T"],
+             attrs=["T: type"], shape_fn=_main_diag_part_shape)
+def matrix_diag_part_kernel(input):  # noqa: A002
+    """The main diagonal of each inner matrix."""
+    x = np.asarray(input)
+    return matrix_diag_part_v3_kernel(x, np.int32(0), np.zeros((), x.dtype),
+                                      align="RIGHT_LEFT")
+
+
+def _main_set_diag_shape(ic) -> list[TensorShape]:
+    return [shape_fns.with_rank_at_least(ic.input_shape(0), 2)]
+
+
+@register_op("MatrixSetDiag", inputs=["input: T", "diagonal: T"], outputs=["output: T"],
+             attrs=["T: type"], shape_fn=_main_set_diag_shape)
+def matrix_set_diag_kernel(input, diagonal):  # noqa: A002
+    """``input`` with its main diagonal replaced."""
+    return matrix_set_diag_v3_kernel(input, diagonal, np.int32(0), align="RIGHT_LEFT")
+
+
+register_op(
+    "MatrixDiagV2",
+    inputs=["diagonal: T", "k: int32", "num_rows: int32", "num_cols: int32",
+            "padding_value: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape_fn=_diag_v3_shape,
+    doc="MatrixDiagV3 with diagonals packed LEFT_LEFT.",
+)(lambda diagonal, k, num_rows, num_cols, padding_value: matrix_diag_v3_kernel(
+    diagonal, k, num_rows, num_cols, padding_value, align="LEFT_LEFT"))
+register_op(
+    "MatrixDiagPartV2",
+    inputs=["input: T", "k: int32", "padding_value: T"],
+    outputs=["diagonal: T"],
+    attrs=["T: type"],
+    shape_fn=_diag_part_shape,
+    doc="MatrixDiagPartV3 with diagonals packed LEFT_LEFT.",
+)(lambda input, k, padding_value: matrix_diag_part_v3_kernel(  # noqa: A006
+    input, k, padding_value, align="LEFT_LEFT"))
+register_op(
+    "MatrixSetDiagV2",
+    inputs=["input: T", "diagonal: T", "k: int32"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape_fn=_set_diag_shape,
+    doc="MatrixSetDiagV3 with diagonals packed LEFT_LEFT.",
+)(lambda input, diagonal, k: matrix_set_diag_v3_kernel(  # noqa: A006
+    input, diagonal, k, align="LEFT_LEFT"))
+
+
+# ----------------------------------------------------------------------------------------
 # Diag, DiagPart
 
 _DIAG_TYPES = "T: {half, float, double, int32, int64}"

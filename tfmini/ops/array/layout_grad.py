@@ -15,9 +15,9 @@ from tfmini.core.scope import current_scope
 from tfmini.ops import array as array_ops
 from tfmini.ops import math as math_ops
 
-for _type in ("BroadcastArgs", "Where", "LowerBound", "UpperBound", "UniqueWithCounts", "UniqueV2",
-              "ListDiff", "Bincount", "DenseBincount", "HistogramFixedWidth", "ShapeN",
-              "UnravelIndex", "Bitcast"):
+for _type in ("BroadcastArgs", "Where", "LowerBound", "UpperBound", "UniqueWithCounts",
+              "UniqueV2", "UniqueWithCountsV2", "Snapshot", "ListDiff", "Bincount",
+              "DenseBincount", "HistogramFixedWidth", "ShapeN", "UnravelIndex", "Bitcast"):
     no_gradient(_type)
 
 
@@ -232,3 +232,61 @@ def _dynamic_stitch_grad(op: Operation, grad: Any) -> list:
     n = len(op.inputs) // 2
     g = _dense(grad)
     return [None] * n + [array_ops.gather(g, op.inputs[i]) for i in range(n)]
+
+
+@RegisterGradient("PreventGradient")
+def _prevent_gradient_grad(op: Operation, grad: Any) -> Any:
+    del grad
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+
+
+@RegisterGradient("Reverse")
+def _reverse_grad(op: Operation, grad: Any) -> list:
+    return [_out("Reverse", [_dense(grad), op.inputs[1]]), None]
+
+
+@RegisterGradient("MatrixDiag")
+def _matrix_diag_grad(op: Operation, grad: Any) -> Output:
+    del op
+    return _out("MatrixDiagPart", [_dense(grad)])
+
+
+@RegisterGradient("MatrixDiagPart")
+def _matrix_diag_part_grad(op: Operation, grad: Any) -> Output:
+    x = op.inputs[0]
+    if x.shape.is_fully_defined():
+        return _out("MatrixSetDiag", [array_ops.zeros_like(x), _dense(grad)])
+    return _out("MatrixDiag", [_dense(grad)])
+
+
+@RegisterGradient("MatrixSetDiag")
+def _matrix_set_diag_grad(op: Operation, grad: Any) -> list:
+    g = _dense(grad)
+    diag = op.inputs[1]
+    return [_out("MatrixSetDiag", [g, array_ops.zeros_like(diag)]),
+            _out("MatrixDiagPart", [g])]
+
+
+@RegisterGradient("MatrixDiagV2")
+def _matrix_diag_v2_grad(op: Operation, grad: Any) -> list:
+    return [_out("MatrixDiagPartV2", [_dense(grad), op.inputs[1], array_ops.zeros(
+        [], op.inputs[0].dtype)]), None, None, None, None]
+
+
+@RegisterGradient("MatrixDiagPartV2")
+def _matrix_diag_part_v2_grad(op: Operation, grad: Any) -> list:
+    x, k = op.inputs[0], op.inputs[1]
+    g = _dense(grad)
+    if x.shape.is_fully_defined():
+        return [_out("MatrixSetDiagV2", [array_ops.zeros_like(x), g, k]), None, None]
+    shape = array_ops.shape(x)
+    return [_out("MatrixDiagV2", [g, k, shape[-2], shape[-1], array_ops.zeros([], g.dtype)]),
+            None, None]
+
+
+@RegisterGradient("MatrixSetDiagV2")
+def _matrix_set_diag_v2_grad(op: Operation, grad: Any) -> list:
+    g = _dense(grad)
+    diag, k = op.inputs[1], op.inputs[2]
+    return [_out("MatrixSetDiagV2", [g, array_ops.zeros_like(diag), k]),
+            _out("MatrixDiagPartV2", [g, k, array_ops.zeros([], g.dtype)]), None]

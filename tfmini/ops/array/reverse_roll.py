@@ -61,6 +61,32 @@ def reverse_v2_kernel(tensor, axis):
     return np.flip(x, axis=tuple(seen)).copy() if seen else x
 
 
+def _reverse_shape(ic) -> list[TensorShape]:
+    dims = shape_fns.with_rank(ic.input_shape(1), 1)
+    inp = as_shape(ic.input_shape(0))
+    if inp.rank is not None and dims.dims[0] is not None and dims.dims[0] != inp.rank:
+        raise ValueError(f"Dimension must be {inp.rank} but is {dims.dims[0]}")
+    return [inp]
+
+
+@register_op(
+    "Reverse",
+    inputs=["tensor: T", "dims: bool"],
+    outputs=["output: T"],
+    attrs=["T: {uint8, int8, int16, int32, int64, bool, half, float, double, string}"],
+    shape_fn=_reverse_shape,
+)
+def reverse_v1_kernel(tensor, dims):
+    """``tensor`` reversed along the dimensions where ``dims`` is true (the old op)."""
+    x, d = np.asarray(tensor), np.asarray(dims)
+    if d.ndim != 1 or d.shape[0] != x.ndim:
+        raise invalid_argument(
+            f"'dims' must have the same number of values as 'input' has dimensions. 'input' "
+            f"has {x.ndim}'dims' has {d.size} values")
+    axes = tuple(int(i) for i in np.nonzero(d)[0])
+    return np.flip(x, axes).copy() if axes else x
+
+
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Output:
     """Reverses the given axes of ``tensor`` (``tf.reverse``, op ``ReverseV2``).
 

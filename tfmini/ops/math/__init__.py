@@ -82,6 +82,7 @@ from tfmini.ops.math.reduction import *  # noqa: F403
 from tfmini.ops.math.segment_reduction import *  # noqa: F403
 from tfmini.ops.math.select import *  # noqa: F403
 from tfmini.ops.math.special import *  # noqa: F403
+from tfmini.ops.math.special import nextafter  # noqa: F401,E402
 from tfmini.ops.math.vector_ops import *  # noqa: F403
 from tfmini.ops.math.vector_ops import multiply_no_nan  # noqa: F401,E402
 

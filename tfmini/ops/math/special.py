@@ -213,6 +213,28 @@ register_op("Polygamma", inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {
             doc="The a-th derivative of digamma.")(_binary_in_double(_polygamma))
 
 
+register_op("NextAfter", inputs=["x1: T", "x2: T"], outputs=["output: T"],
+            attrs=["T: {double, float} = DT_FLOAT"], shape_fn=shape_fns.broadcast_binary,
+            doc="The next representable value after x1 toward x2.")(np.nextafter)
+binary_op("Mod", _truncate_mod, f"int32, int64, {FLOAT_TYPES}",
+          doc="Remainder of truncating division (C semantics).")
+
+
+def _approximate_equal(x, y, *, tolerance):
+    if np.shape(x) != np.shape(y):
+        raise invalid_argument(
+            f"x and y must be of the same shape. x shape: {list(np.shape(x))}. y shape: "
+            f"{list(np.shape(y))}")
+    return np.less(np.abs(np.subtract(x, y)), np.asarray(tolerance, np.asarray(x).dtype))
+
+
+register_op("ApproximateEqual", inputs=["x: T", "y: T"], outputs=["z: bool"],
+            attrs=[f"T: {{{FLOAT_TYPES}, int8, int16, int32, int64, uint8}}",
+                   "tolerance: float = 1e-05"],
+            shape_fn=shape_fns.merge_both_inputs,
+            doc="|x - y| < tolerance, elementwise (same shapes).")(_approximate_equal)
+
+
 def _classifier(op_type: str, fn, doc: str) -> None:
     register_op(op_type, inputs=["x: T"], outputs=["y: bool"], attrs=[f"T: {{{FLOAT_TYPES}}}"],
                 shape_fn=shape_fns.unchanged, doc=doc)(fn)
@@ -280,6 +302,9 @@ truncatediv = _binary("TruncateDiv", "truncatediv", "x / y rounded toward zero")
 truncatemod = _binary("TruncateMod", "truncatemod", "Remainder of truncating division")
 zeta = _binary("Zeta", "zeta", "Hurwitz zeta", ("x", "q"))
 polygamma = _binary("Polygamma", "polygamma", "The a-th derivative of digamma", ("a", "x"))
+
+
+nextafter = _binary("NextAfter", "nextafter", "The next float after x1 toward x2", ("x1", "x2"))
 
 
 def atan2(y: Any, x: Any, name: str | None = None) -> Output:

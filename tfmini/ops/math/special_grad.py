@@ -22,7 +22,7 @@ from tfmini.ops.math.einsum_ops import parse_equation
 
 for _type in ("IsFinite", "IsNan", "IsInf", "All", "Any", "BitwiseAnd", "BitwiseOr",
               "BitwiseXor", "Invert", "LeftShift", "RightShift", "PopulationCount",
-              "TruncateMod"):
+              "TruncateMod", "Mod", "ApproximateEqual"):
     no_gradient(_type)
 
 
@@ -392,3 +392,9 @@ def _cross_grad(op, grad):
 
 
 no_gradient("LinSpace")
+
+
+@_floating("NextAfter")
+def _next_after_grad(op, grad):
+    x1, x2 = op.inputs
+    return _binary_result(op, grad, _o("Mul", [array_ops.zeros_like(grad), grad]))
