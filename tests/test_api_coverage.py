@@ -18,8 +18,8 @@ GOLDEN = Path(__file__).parent / "goldens" / "tf_names.json"
 
 # Floors: names resolved when last raised (overall, and per module where it matters).
 # Before issue 12's array/math/linalg breadth: 336 of 1627 (20.7%).
-OVERALL_FLOOR = 655
-MODULE_FLOORS: dict[str, int] = {"": 343, "math": 110, "linalg": 33, "bitwise": 6,
+OVERALL_FLOOR = 657
+MODULE_FLOORS: dict[str, int] = {"": 343, "math": 112, "linalg": 33, "bitwise": 6,
                                  "compat": 13, "logging": 20}
 
 

@@ -57,7 +57,7 @@ OPS = (
     "MatrixTriangularSolve MatrixSolveLs Svd SelfAdjointEigV2 DynamicPartition DynamicStitch "
     "ShapeN UnravelIndex CheckNumerics Bitcast LinSpace Cross MulNoNan UniqueV2 MatrixDiag "
     "MatrixDiagPart MatrixSetDiag MatrixDiagV2 MatrixDiagPartV2 MatrixSetDiagV2 Reverse "
-    "UniqueWithCountsV2 NextAfter Mod ApproximateEqual Snapshot PreventGradient"
+    "UniqueWithCountsV2 NextAfter Mod ApproximateEqual Snapshot PreventGradient Erfinv Ndtri"
 ).split()
 
 # DataType enum values tfmini does not have (complex, quantized, bfloat16, uint16/32/64, ...).

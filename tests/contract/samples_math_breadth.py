@@ -37,6 +37,7 @@ _scan = lambda dtype=np.float32, **attrs: lambda: (  # noqa: E731
 
 SAMPLES = {
     "Erf": _unary(), "Erfc": _unary(np.float64), "Lgamma": _unary(low=0.3, high=4.0),
+    "Erfinv": _unary(np.float64), "Ndtri": _unary(np.float64, 0.05, 0.9),
     "Digamma": _unary(np.float64, 0.3, 4.0), "Floor": _unary(), "Ceil": _unary(np.float16),
     "Round": lambda: ([_ints([[1, -2, 3]])], {}), "Rint": _unary(np.float64, -2.5, 2.5),
     "Reciprocal": _unary(low=0.5, high=2.0), "Inv": _unary(np.float64, 0.5, 2.0),

@@ -40,6 +40,11 @@ def value_cases(tf) -> dict:
     cases.update({
         "lgamma_special": lambda: tf.math.lgamma(SPECIAL),
         "digamma_special": lambda: tf.math.digamma(SPECIAL),
+        "erfinv": lambda: tf.math.erfinv([-1.0, -0.999, -0.5, 0.0, 0.3, 0.99999, 1.0, 1.5]),
+        "erfinv_f32": lambda: tf.math.erfinv(U.astype(np.float32)),
+        "ndtri": lambda: tf.math.ndtri(np.array([0.0, 1e-300, 1e-20, 1e-5, 0.02, 0.5, 0.9,
+                                                 1 - 1e-12, 1.0, -0.1])),
+        "ndtri_f32": lambda: tf.math.ndtri(np.linspace(0.01, 0.99, 7).astype(np.float32)),
         "erf_f32": lambda: tf.math.erf(R.astype(np.float32)),
         "acosh": lambda: tf.math.acosh(P + 1.0),
         "round_half": lambda: tf.round([0.5, 1.5, 2.5, -0.5, -1.5, 2.4]),
@@ -216,6 +221,8 @@ def grad_cases(tf) -> dict:
     }
     cases.update({
         "acosh": case(tf.math.acosh, P + 1.0),
+        "erfinv": case(tf.math.erfinv, U),
+        "ndtri": case(tf.math.ndtri, (U + 1.0) / 2.0),
         "atan2": case(tf.math.atan2, R, P),
         "squared_difference": case(tf.math.squared_difference, R, P[0]),
         "xlogy": case(tf.math.xlogy, R, P),

@@ -106,6 +106,50 @@ def _polygamma(n: float, x: float) -> float:
     return sign * math.gamma(n + 1.0) * _zeta(n + 1.0, x)
 
 
+_SQRT2 = math.sqrt(2.0)
+
+
+def _ndtri_array(p: np.ndarray) -> np.ndarray:
+    """Phi^-1(p) in float64: a logit-based start, then Newton steps on Phi (computed with
+    erfc, accurate in the tails) until they stop moving."""
+    erfc = np.vectorize(math.erfc, otypes=[np.float64])
+    p = np.asarray(p, np.float64)
+    out = np.full(p.shape, np.nan)
+    out[p == 0] = -np.inf
+    out[p == 1] = np.inf
+    inside = (p > 0) & (p < 1)
+    q = p[inside]
+    # Start: sign(q - 1/2) * sqrt(-2 log(min(q, 1 - q))) corrected, good to ~1e-2.
+    t = np.sqrt(-2.0 * np.log(np.minimum(q, 1.0 - q)))
+    z = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) / (
+        1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t ** 3)
+    z = np.where(q < 0.5, -z, z)
+    for _ in range(60):
+        phi = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+        # Phi(z) - q, from whichever tail keeps precision.
+        lower = 0.5 * erfc(-z / _SQRT2)
+        upper = 0.5 * erfc(z / _SQRT2)
+        diff = np.where(z < 0, lower - q, (1.0 - q) - upper)
+        step = diff / phi
+        z = z - step
+        if np.all(np.abs(step) <= 1e-15 * np.maximum(1.0, np.abs(z))):
+            break
+    out[inside] = z
+    return out
+
+
+def _ndtri(x):
+    x = np.asarray(x)
+    return _ndtri_array(x.astype(np.float64)).astype(x.dtype)
+
+
+def _erfinv(x):
+    # erfinv(x) = ndtri((x + 1) / 2) / sqrt(2); |x| > 1 is NaN, +-1 is +-inf.
+    x = np.asarray(x)
+    w = x.astype(np.float64)
+    return (_ndtri_array((w + 1.0) / 2.0) / _SQRT2).astype(x.dtype)
+
+
 def _binary_in_double(fn):
     vec = np.vectorize(fn, otypes=[np.float64])
 
@@ -175,6 +219,8 @@ unary_op("Erf", _in_double(math.erf), FLOAT_TYPES, doc="The error function.")
 unary_op("Erfc", _in_double(math.erfc), FLOAT_TYPES, doc="1 - erf(x).")
 unary_op("Lgamma", _in_double(_lgamma), FLOAT_TYPES, doc="log |Gamma(x)|.")
 unary_op("Digamma", _in_double(_digamma), FLOAT_TYPES, doc="d/dx log Gamma(x).")
+unary_op("Erfinv", _erfinv, FLOAT_TYPES, doc="The inverse of erf.")
+unary_op("Ndtri", _ndtri, FLOAT_TYPES, doc="The inverse of the standard normal CDF.")
 unary_op("Floor", np.floor, FLOAT_TYPES, doc="Largest integer <= x.")
 unary_op("Ceil", np.ceil, FLOAT_TYPES, doc="Smallest integer >= x.")
 unary_op("Round", _round, f"{FLOAT_TYPES}, {_SIGNED_INT}", doc="Round half to even.")
@@ -275,6 +321,8 @@ erf = _unary("Erf", "erf", "The error function")
 erfc = _unary("Erfc", "erfc", "The complementary error function")
 lgamma = _unary("Lgamma", "lgamma", "log |Gamma(x)|")
 digamma = _unary("Digamma", "digamma", "The digamma function")
+erfinv = _unary("Erfinv", "erfinv", "The inverse error function")
+ndtri = _unary("Ndtri", "ndtri", "The inverse of the standard normal CDF")
 floor = _unary("Floor", "floor", "Largest integer not above x")
 ceil = _unary("Ceil", "ceil", "Smallest integer not below x")
 rint = _unary("Rint", "rint", "Nearest integer, half to even")
@@ -331,7 +379,7 @@ def log_sigmoid(x: Any, name: str | None = None) -> Output:
 
 __all__ = [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "cosh", "digamma",
-    "div_no_nan", "divide_no_nan",
+    "div_no_nan", "divide_no_nan", "erfinv", "ndtri",
     "erf", "erfc", "expm1", "floor", "is_finite", "is_inf", "is_nan", "lgamma", "log_sigmoid",
     "polygamma", "reciprocal", "rint", "round", "sinh", "squared_difference", "tan",
     "truncatediv", "truncatemod", "xdivy", "xlog1py", "xlogy", "zeta",

@@ -72,6 +72,11 @@ _unary("Erf", lambda x, y: _o("Mul", [_c(2 / math.sqrt(math.pi), x),
                                       _o("Exp", [_o("Neg", [_o("Square", [x])])])]))
 _unary("Erfc", lambda x, y: _o("Mul", [_c(-2 / math.sqrt(math.pi), x),
                                        _o("Exp", [_o("Neg", [_o("Square", [x])])])]))
+_unary("Erfinv", lambda x, y: _o("Mul", [_c(math.sqrt(math.pi) / 2, x),
+                                         _o("Exp", [_o("Square", [y])])]))
+_unary("Ndtri", lambda x, y: _o("Mul", [_c(math.sqrt(2 * math.pi), x),
+                                        _o("Exp", [_o("Mul", [_c(0.5, x),
+                                                              _o("Square", [y])])])]))
 _unary("Lgamma", lambda x, y: _o("Digamma", [x]))
 _unary("Digamma", lambda x, y: _o("Polygamma", [_c(1, x), x]))
 _unary("Reciprocal", lambda x, y: _o("Neg", [_o("Square", [y])]))
