@@ -86,6 +86,9 @@ from tfmini.ops.variables import *  # noqa: E402,F401,F403
 from tfmini.ops.data_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.random import *  # noqa: E402,F401,F403
 from tfmini import random  # noqa: E402  (tm.random: tf.compat.v1.random)
+from tfmini import bitwise, debugging, linalg, manip, math  # noqa: E402  (tm.math, ...)
+from tfmini import logging  # noqa: E402  (tm.logging: tf.compat.v1.logging)
+from tfmini.logging import get_logger  # noqa: E402  (tf.get_logger)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini import data, io  # noqa: E402  (tm.data, tm.io: tf.compat.v1.data / io)
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
@@ -100,6 +103,12 @@ from tfmini.summary import Event, SessionLog, Summary  # noqa: E402  (tf.compat.
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 python_io = io  # tf.compat.v1.python_io: the TFRecord writer and iterator
+
+# tf.compat.v1.<name> in a ported script resolves to tfmini's <name>.
+from tfmini import compat  # noqa: E402
+import sys as _sys  # noqa: E402
+
+compat.v1 = compat.v2 = _sys.modules[__name__]
 
 __version__ = "0.1.0"
 
