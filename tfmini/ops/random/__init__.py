@@ -16,6 +16,7 @@ from tfmini.ops.random import (  # noqa: E402
     stateful,  # noqa: F401  (registers the ops)
     stateless,  # noqa: E402
 )
+
 # For other families (not part of tm.*): the Philox stream, word by word (data_flow's
 # RandomShuffleQueue reads it so).
 from tfmini.ops.random.philox import blocks, key_counter_from_seeds  # noqa: E402,F401
