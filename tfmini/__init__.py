@@ -78,6 +78,8 @@ from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOpti
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import contrib  # noqa: E402  (tm.contrib.opt)
+from tfmini import app, compat, flags  # noqa: E402  (tm.app.run, tm.flags, tm.compat.as_str)
+from tfmini import tf_logging as logging  # noqa: E402  (tm.logging: TF's verbosity names)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 

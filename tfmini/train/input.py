@@ -23,18 +23,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfmini.core.convert import convert_to_tensor
-from tfmini.core.dtypes import int64, string
+from tfmini.core.dtypes import float32, int64, string
 from tfmini.core.graph import Output
 from tfmini.core.scope import control_dependencies, name_scope
 from tfmini.core.shapes import TensorShape, as_shape
 from tfmini.ops import array
 from tfmini.ops.data_flow import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue
+from tfmini.ops.math import cast, maximum
 from tfmini.ops.random import random_shuffle
 from tfmini.ops.variables import GraphKeys, Variable, count_up_to
 from tfmini.train.queue_runner import QueueRunner, add_queue_runner
 
 # ----------------------------------------------------------------------------------------
 # Producers
+
+
+def _fill_summary(name: str, fraction: Output) -> None:
+    """Where TensorFlow records a queue's fill level with ``summary.scalar(name, fraction)``.
+
+    The fraction's ops are built as TensorFlow builds them (so op names match); the summary
+    op itself is not.
+    TODO(summary): ``tm.summary.scalar(name, fraction)`` once the ScalarSummary op exists.
+    """
+    del name, fraction
 
 
 def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = None) -> Any:
@@ -82,7 +93,8 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: int
         seed: The op seed of the shuffle.
         capacity: The queue's capacity.
         shared_name: If set, the queue is shared under this name.
-        summary_name: The fill-level summary's name (not built: no summary ops yet).
+        summary_name: The fill-level summary's name (its value's ops are built, the summary
+            op is not: tfmini has no summary ops yet).
         name: Name scope and the queue's name (default ``input_producer``).
         cancel_op: The QueueRunner's cancel op (default: the queue's cancelling close).
 
@@ -92,7 +104,6 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: int
     Raises:
         ValueError: the row shape is not fully defined.
     """
-    del summary_name  # TODO(summary): tf.summary.scalar of the fill level, once it exists.
     with name_scope(name, "input_producer", [input_tensor]):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         rows = input_tensor.shape
@@ -109,6 +120,8 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: int
                       shared_name=shared_name, name=name or "fifo_queue")
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fill_summary(summary_name, cast(q.size(), float32) * (1.0 / capacity))
         return q
 
 
@@ -297,7 +310,8 @@ def batch(tensors: Any, batch_size: Any, num_threads: int = 1, capacity: int = 3
         queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
                                           shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        # TODO(summary): summary.scalar(f"fraction_of_{capacity}_full", size / capacity).
+        _fill_summary(f"fraction_of_{capacity}_full",
+                      cast(queue.size(), float32) * (1.0 / capacity))
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors, dequeued)
 
@@ -316,7 +330,8 @@ def batch_join(tensors_list: Sequence[Any], batch_size: Any, capacity: int = 32,
         queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
                                           shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many)
-        # TODO(summary): summary.scalar(f"fraction_of_{capacity}_full", size / capacity).
+        _fill_summary(f"fraction_of_{capacity}_full",
+                      cast(queue.size(), float32) * (1.0 / capacity))
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors_list[0], dequeued)
 
@@ -359,7 +374,9 @@ def shuffle_batch(tensors: Any, batch_size: Any, capacity: int, min_after_dequeu
                                    seed=seed, dtypes=types, shapes=shapes,
                                    shared_name=shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        # TODO(summary): summary.scalar("fraction_over_<mad>_of_<capacity - mad>_full", ...).
+        _fill_summary(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}"
+                      "_full", cast(maximum(0, queue.size() - min_after_dequeue), float32)
+                      * (1.0 / (capacity - min_after_dequeue)))
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors, dequeued)
 
@@ -383,7 +400,9 @@ def shuffle_batch_join(tensors_list: Sequence[Any], batch_size: Any, capacity: i
                                    seed=seed, dtypes=types, shapes=shapes,
                                    shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many)
-        # TODO(summary): summary.scalar("fraction_over_<mad>_of_<capacity - mad>_full", ...).
+        _fill_summary(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}"
+                      "_full", cast(maximum(0, queue.size() - min_after_dequeue), float32)
+                      * (1.0 / (capacity - min_after_dequeue)))
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors_list[0], dequeued)
 

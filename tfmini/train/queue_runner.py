@@ -159,12 +159,13 @@ class QueueRunner:
                 return []  # already running in this session
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
-        threads = [threading.Thread(target=self._run, args=(sess, op, coord))
+        threads = [threading.Thread(target=self._run, args=(sess, op, coord),
+                                    name=f"QueueRunnerThread-{self.name}-{op.name}")
                    for op in self._enqueue_ops]
         if coord:
-            threads.append(threading.Thread(target=self._close_on_stop,
-                                            args=(sess, self._cancel_op, coord),
-                                            name="close_on_stop"))
+            threads.append(threading.Thread(
+                target=self._close_on_stop, args=(sess, self._cancel_op, coord),
+                name=f"QueueRunnerThread-{self.name}-close_on_stop"))
         for t in threads:
             if coord:
                 coord.register_thread(t)

@@ -179,14 +179,13 @@ class Queue:
 
     def _try_dequeue(self, a: _Attempt) -> bool:
         """Serves the dequeue head; True when it completed (taken all, or failed)."""
-        while len(a.taken) < a.n and self._can_take():
-            a.taken.append(self._pop())
-        if len(a.taken) >= a.n:
-            return True
-        if not self.closed:
-            return False
-        # Closed without enough: hand back what it holds, then the rest if allowed.
         still = a.n - len(a.taken)
+        if not self.closed or self.size() >= still:
+            while len(a.taken) < a.n and self._can_take():
+                a.taken.append(self._pop())
+            return len(a.taken) >= a.n
+        # Closed without enough (checked before taking, as TensorFlow does): hand back what
+        # it holds, then take the rest if allowed.
         size = self.size()
         self._give_back(a)
         if a.up_to and self.size() > 0:
@@ -300,10 +299,7 @@ class Queue:
         """Closes the queue; pending enqueues complete first unless cancelled."""
         with self.cond:
             if cancel_pending_enqueues:
-                if self.closed:
-                    raise errors.CancelledError(
-                        None, None, f"Queue '{self.name}' is already closed."
-                    )
+                # TensorFlow's CloseAndCancel: no complaint when closed already.
                 self.closed = True
                 for a in self.enqueuers:
                     if not a.cancelled and not a.done:

@@ -64,7 +64,13 @@ def _as_shape_list(shapes: Any, dtypes: list[DType], unknown_dim_allowed: bool =
 
 
 def _shapes_repr(shapes: list[TensorShape]) -> str:
-    return "[" + ", ".join(f"TensorShape({list(s.dims)!r})" for s in shapes) + "]"
+    # TF1's repr (Dimension objects), as TensorFlow prints it after disable_v2_behavior.
+    def one(s: TensorShape) -> str:
+        if s.dims is None:
+            return "TensorShape(None)"
+        return "TensorShape([" + ", ".join(f"Dimension({d})" for d in s.dims) + "])"
+
+    return "[" + ", ".join(one(s) for s in shapes) + "]"
 
 
 def _rank_at_least_1(shape: TensorShape) -> list:
@@ -89,7 +95,8 @@ def _as_name_list(names: Any, dtypes: list[DType]) -> list[str] | None:
     if not isinstance(names, (list, tuple)):
         names = [names]
     if len(names) != len(dtypes):
-        raise ValueError("List of names must have the same length as the list of dtypes")
+        raise ValueError("List of names must have the same length as the list of dtypes, "
+                         f"received len(names)={len(names)},len(dtypes)={len(dtypes)}")
     return list(names)
 
 
@@ -114,13 +121,17 @@ class QueueBase:
         self._dtypes = list(dtypes)
         if shapes:
             if len(shapes) != len(self._dtypes):
-                raise ValueError("Queue shapes must have the same length as dtypes")
+                raise ValueError(
+                    "Queue shapes must have the same length as dtypes, received "
+                    f"len(shapes)={len(shapes)}, len(dtypes)={len(self._dtypes)}")
             self._shapes = [as_shape(s) for s in shapes]
         else:
             self._shapes = [unknown_shape() for _ in self._dtypes]
         if names is not None:
             if len(names) != len(self._dtypes):
-                raise ValueError("Queue names must have the same length as dtypes")
+                raise ValueError(
+                    "Queue names must have the same length as dtypes, received "
+                    f"len(names)={len(names)}, len(dtypes)={len(self._dtypes)}")
             self._names = list(names)
         else:
             self._names = None
@@ -193,7 +204,7 @@ class QueueBase:
             if sorted(self._names, key=str) != sorted(vals.keys(), key=str):
                 raise ValueError(
                     "Keys in dictionary to enqueue do not match names of Queue.  "
-                    f"Dictionary: ({sorted(vals.keys())}), Queue: ({sorted(self._names)})"
+                    f"Dictionary: {sorted(vals.keys())},Queue: {sorted(self._names)}"
                 )
             vals = [vals[k] for k in self._names]
         else:
@@ -248,7 +259,8 @@ class QueueBase:
             for val, shape in zip(vals, self._shapes, strict=False):
                 val_shape = _rank_at_least_1(val.shape)
                 batch_dim = _merge_dim(batch_dim, val_shape[0])
-                TensorShape(val_shape[1:]).assert_is_compatible_with(shape)
+                if val.shape.dims is not None:
+                    TensorShape(val_shape[1:]).assert_is_compatible_with(shape)
             return self._op("QueueEnqueueManyV2", [vals], None, scope)
 
     def _dequeue_return_value(self, tensors: list[Output]) -> Any:
