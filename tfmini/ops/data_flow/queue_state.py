@@ -106,6 +106,15 @@ class Queue:
     def _push_front(self, element: tuple) -> None:
         raise NotImplementedError
 
+    def _push_many(self, rows: list[tuple]) -> None:
+        for row in rows:
+            self._push(row)
+
+    def _take_into(self, taken: list, n: int) -> None:
+        """Moves elements into ``taken`` until it holds ``n`` or none may be taken."""
+        while len(taken) < n and self._can_take():
+            taken.append(self._pop())
+
     def _can_take(self) -> bool:
         """Whether a dequeue may take one element now (RandomShuffleQueue keeps a floor)."""
         return self.size() > 0
@@ -173,16 +182,16 @@ class Queue:
             room = self._room()
             if room is not None and room <= 0:
                 return False
-            self._push(rows[a.pos])
-            a.pos += 1
+            end = len(rows) if room is None else min(len(rows), a.pos + room)
+            self._push_many(rows[a.pos:end])  # as many rows as there is room for
+            a.pos = end
         return True
 
     def _try_dequeue(self, a: _Attempt) -> bool:
         """Serves the dequeue head; True when it completed (taken all, or failed)."""
         still = a.n - len(a.taken)
         if not self.closed or self.size() >= still:
-            while len(a.taken) < a.n and self._can_take():
-                a.taken.append(self._pop())
+            self._take_into(a.taken, a.n)
             return len(a.taken) >= a.n
         # Closed without enough (checked before taking, as TensorFlow does): hand back what
         # it holds, then take the rest if allowed.
@@ -351,6 +360,14 @@ class FIFOQueue(Queue):
     def _push_front(self, element: tuple) -> None:
         self.items.appendleft(element)
 
+    def _push_many(self, rows: list[tuple]) -> None:
+        self.items.extend(rows)
+
+    def _take_into(self, taken: list, n: int) -> None:
+        items = self.items
+        popleft = items.popleft
+        taken.extend(popleft() for _ in range(min(n - len(taken), len(items))))
+
 
 class PaddingFIFOQueue(FIFOQueue):
     """A FIFO queue whose batches pad unknown dims (``padding_fifo_queue.cc``)."""
@@ -424,9 +441,9 @@ class RandomShuffleQueue(Queue):
 
 def split_rows(components: list[np.ndarray], batch: int) -> list[tuple]:
     """The elements of a batch: row ``i`` of every component, as arrays of their own."""
+    # One copy of each component; the rows are views of it (NumPy scalars for 1-D ones).
     columns = [list(np.array(c, copy=True)) for c in components]
-    rows = list(zip(*columns, strict=True)) if columns else []
-    return rows[:batch]
+    return list(zip(*columns, strict=True))[:batch]
 
 
 def stack(queue: Queue, elements: list[tuple], n_components: int) -> list[np.ndarray]:
@@ -434,14 +451,13 @@ def stack(queue: Queue, elements: list[tuple], n_components: int) -> list[np.nda
     out = []
     for k in range(n_components):
         dtype = queue.dtypes[k].np_dtype
-        parts = [np.asarray(e[k]) for e in elements]
+        parts = [e[k] for e in elements]  # arrays (split_rows and Enqueue store arrays)
         if not parts:
             dims = queue.shapes[k].dims if queue.shapes else ()
             out.append(np.zeros((0, *[d or 0 for d in dims]), dtype=dtype))
             continue
-        shapes = {p.shape for p in parts}
-        if len(shapes) == 1:
-            out.append(np.stack(parts).astype(dtype, copy=False))
+        if all(p.shape == parts[0].shape for p in parts):
+            out.append(np.stack(parts))
             continue
         # PaddingFIFOQueue: pad each unknown dim to the batch's largest.
         big = tuple(max(p.shape[d] for p in parts) for d in range(parts[0].ndim))
