@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.helpers import in_thread, wait_until
 from tests.ops.data_flow.test_queues_golden import RECORDER, check_case, check_outcome
 
 R = tm.raw_ops
@@ -24,31 +25,6 @@ R = tm.raw_ops
 def queue_of(sess, name, container=""):
     """The queue object a session holds under ``name`` (to watch its lines)."""
     return sess._device("CPU").resource_manager.lookup(container, name)
-
-
-def wait_for(cond, timeout=5.0):
-    """Polls ``cond`` until true (a thread reached a blocking point); fails after timeout."""
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, "condition not reached"
-        time.sleep(0.001)
-
-
-def in_thread(fn):
-    """Runs ``fn`` in a thread; returns (thread, box); box gets 'value' and 'at' (the time
-    it returned or raised)."""
-    box = {}
-
-    def work():
-        try:
-            box["value"] = fn()
-        except Exception as e:
-            box["value"] = e
-        box["at"] = time.monotonic()
-
-    t = threading.Thread(target=work, daemon=True)
-    t.start()
-    return t, box
 
 
 def outcome(tf, sess):
@@ -69,7 +45,7 @@ def test_session_close_cancels_waiting_enqueue_and_dequeue(golden):
         run = outcome(tm, sess)
         enq = q.enqueue((2,))  # ops are built in the main thread (its default graph)
         t, box = in_thread(lambda: run(enq))
-        wait_for(lambda: len(queue_of(sess, "fifo_queue").enqueuers) == 1)
+        wait_until(lambda: len(queue_of(sess, "fifo_queue").enqueuers) == 1)
         closed_at = time.monotonic()
         sess.close()
         t.join()
@@ -82,7 +58,7 @@ def test_session_close_cancels_waiting_enqueue_and_dequeue(golden):
         sess.run(q.size())  # creates the queue
         deq = q.dequeue()
         t, box = in_thread(lambda: run(deq))
-        wait_for(lambda: len(queue_of(sess, "fifo_queue").dequeuers) == 1)
+        wait_until(lambda: len(queue_of(sess, "fifo_queue").dequeuers) == 1)
         closed_at = time.monotonic()
         sess.close()
         t.join()
@@ -104,9 +80,9 @@ def test_waiting_dequeues_are_served_in_order(golden):
             for fetch in (q.dequeue_many(2), q.dequeue(), q.dequeue()):
                 waiting.append(in_thread(lambda f=fetch: run(f)))
                 n = len(waiting)
-                wait_for(lambda n=n: len(state.dequeuers) == n)
+                wait_until(lambda n=n: len(state.dequeuers) == n)
             run(enq, {x: 10})
-            wait_for(lambda: len(state.dequeuers[0].taken) == 1)  # A holds 10
+            wait_until(lambda: len(state.dequeuers[0].taken) == 1)  # A holds 10
             released = [t.is_alive() for t, _ in waiting]
             for v in (11, 12, 13):
                 run(enq, {x: v})
@@ -126,13 +102,13 @@ def test_close_with_pending_enqueues(golden, cancel):
             state = queue_of(sess, "fifo_queue")
             enq, close = q.enqueue((2,)), q.close(cancel_pending_enqueues=cancel)
             te, be = in_thread(lambda: run(enq))
-            wait_for(lambda: len(state.enqueuers) == 1)
+            wait_until(lambda: len(state.enqueuers) == 1)
             tc, bc = in_thread(lambda: run(close))
             if cancel:
                 tc.join()
                 te.join()
             else:
-                wait_for(lambda: len(state.enqueuers) == 2)  # the close waits behind it
+                wait_until(lambda: len(state.enqueuers) == 2)  # the close waits behind it
             waiting = [te.is_alive(), tc.is_alive()]
             first = run(q.dequeue())
             te.join()
@@ -151,7 +127,7 @@ def test_close_puts_back_what_a_waiting_dequeue_many_held(golden):
             state = queue_of(sess, "fifo_queue")
             many = q.dequeue_many(3)
             t, box = in_thread(lambda: run(many))
-            wait_for(lambda: len(state.dequeuers) == 1)
+            wait_until(lambda: len(state.dequeuers) == 1)
             run(q.enqueue((7,)))
             held = run(q.size())
             run(q.close())
@@ -169,9 +145,9 @@ def test_close_ends_a_waiting_dequeue_up_to_with_the_rest(golden):
             state = queue_of(sess, "fifo_queue")
             up_to = q.dequeue_up_to(3)
             t, box = in_thread(lambda: run(up_to))
-            wait_for(lambda: len(state.dequeuers) == 1)
+            wait_until(lambda: len(state.dequeuers) == 1)
             run(q.enqueue_many(([7, 8],)))
-            wait_for(lambda: len(state.dequeuers[0].taken) == 2 if state.dequeuers else True)
+            wait_until(lambda: len(state.dequeuers[0].taken) == 2 if state.dequeuers else True)
             run(q.close())
             t.join()
             got = [box["value"], run(q.size())]
