@@ -609,6 +609,49 @@ def monitored_training(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 14. A TF1 input pipeline: slice_input_producer feeding shuffle_batch through queue runners,
+#    a linear model trained until the input runs out (two epochs).
+# --------------------------------------------------------------------------------------------
+def queue_input_pipeline(tf):
+    rng = np.random.RandomState(7)
+    data_x = rng.randn(12, 3).astype(np.float32)
+    data_y = (data_x @ np.array([1.5, -2.0, 0.5], np.float32) + 0.3).astype(np.float32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(42)
+        x, y = tf.train.slice_input_producer([data_x, data_y], num_epochs=2, shuffle=False,
+                                             capacity=4)
+        # capacity = min_after_dequeue + 1: each draw sees the same pool whatever the
+        # threads' timing, so the batches are reproducible.
+        bx, by = tf.train.shuffle_batch([x, y], batch_size=4, capacity=5, min_after_dequeue=4,
+                                        seed=9)
+        w = tf.Variable(tf.zeros([3, 1]), name="w")
+        b = tf.Variable(0.0, name="b")
+        pred = tf.reshape(tf.matmul(bx, w), [-1]) + b
+        loss = tf.reduce_mean(tf.square(pred - by))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        out = {"loss": [], "labels": []}
+        with tf.Session() as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            try:
+                while not coord.should_stop():
+                    step_loss, labels, _ = sess.run([loss, by, train])
+                    out["loss"].append(step_loss)
+                    out["labels"].append(labels)
+            except tf.errors.OutOfRangeError:
+                out["stopped"] = "OutOfRangeError"
+            finally:
+                coord.request_stop()
+            coord.join(threads)
+            out["w"], out["b"] = sess.run([w, b])
+            out["steps"] = len(out["loss"])
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -623,6 +666,7 @@ SCRIPTS = {
     "rmsprop_ema_mlp": rmsprop_ema_mlp,
     "word2vec": word2vec,
     "monitored_training": monitored_training,
+    "queue_input_pipeline": queue_input_pipeline,
 }
 
 
@@ -728,3 +772,7 @@ def test_word2vec():
 
 def test_monitored_training():
     _check("monitored_training")
+
+
+def test_queue_input_pipeline():
+    _check("queue_input_pipeline")

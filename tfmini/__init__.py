@@ -100,6 +100,7 @@ from tfmini import layers, losses, metrics  # noqa: E402  (tm.layers, tm.losses,
 from tfmini import summary  # noqa: E402  (tm.summary: event files for TensorBoard)
 from tfmini import client  # noqa: E402  (tm.client.timeline)
 from tfmini.summary import Event, SessionLog, Summary  # noqa: E402  (tf.compat.v1.*)
+from tfmini import app, flags  # noqa: E402  (tm.app.run, tm.flags)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 python_io = io  # tf.compat.v1.python_io: the TFRecord writer and iterator
