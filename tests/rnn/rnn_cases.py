@@ -243,7 +243,9 @@ def dropout_dynamic(tf):
     cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(3), output_keep_prob=0.5,
                                          seed=4)
     with tf.variable_scope("d", initializer=_glorot(tf, 92)):
-        outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        # One iteration at a time: TensorFlow's executor would otherwise draw the masks of
+        # parallel iterations in whatever order it schedules them.
+        outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, parallel_iterations=1)
     return {"runs": [("run1", {"outputs": outputs, "state": state}, {x: X}),
                      ("run2", {"outputs": outputs, "state": state}, {x: X})],
             "names": {}, "collections": ["variables"]}
@@ -257,7 +259,7 @@ def dropout_variational(tf):
         state_keep_prob=0.6, variational_recurrent=True, input_size=4, dtype=tf.float32,
         seed=11)
     with tf.variable_scope("v", initializer=_glorot(tf, 93)):
-        outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        outputs, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, parallel_iterations=1)
     fetches = {"outputs": outputs, **_leaves("state", state)}
     return {"runs": [("run1", fetches, {x: X}), ("run2", fetches, {x: X})],
             "names": {}, "collections": ["variables"]}

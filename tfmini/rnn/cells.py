@@ -86,9 +86,9 @@ def _check_supported_dtypes(dtype: Any) -> None:
     if dtype is None:
         return
     dtype = as_dtype(dtype)
-    if not (dtype.is_floating or dtype.is_complex):
+    if not (dtype.is_floating or dtype.name.startswith("complex")):
         raise ValueError(
-            f"RNN cell only supports floating point inputs, but received dtype: {dtype.name}"
+            f"RNN cell only supports floating point inputs, but received dtype: {dtype}"
         )
 
 

@@ -86,26 +86,6 @@ class _Wrapper(RNNCell):
         """The wrapped cell's output size."""
         return self.cell.output_size
 
-    @property
-    def trainable_weights(self) -> list:
-        """The wrapped cell's trainable weights."""
-        return list(getattr(self.cell, "trainable_weights", []))
-
-    @property
-    def non_trainable_weights(self) -> list:
-        """The wrapped cell's other weights."""
-        return list(getattr(self.cell, "non_trainable_weights", []))
-
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
-
-    @property
-    def weights(self) -> list:
-        """Trainable then non-trainable weights."""
-        return self.trainable_weights + self.non_trainable_weights
-
-    variables = weights
-
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
         """The wrapped cell's zero state, under ``<Wrapper>ZeroState/``."""
         with name_scope(type(self).__name__ + "ZeroState"):
