@@ -652,6 +652,53 @@ def queue_input_pipeline(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 15. An LSTM sequence classifier: an embedding lookup, dynamic_rnn with sequence_length, the
+#    final state's h -> dense -> sparse softmax cross-entropy, Adam; the losses it prints.
+# --------------------------------------------------------------------------------------------
+def lstm_classifier(tf):
+    """Embedding -> dynamic_rnn(BasicLSTMCell) with sequence lengths -> dense -> sparse softmax
+    cross-entropy, trained with Adam for a few steps."""
+    rng = np.random.RandomState(21)
+    vocab, dim, units, classes, steps = 12, 5, 8, 3, 7
+    tokens = rng.randint(1, vocab, size=(6, steps)).astype(np.int32)
+    lengths = np.array([7, 3, 5, 1, 6, 4], np.int32)
+    tokens[np.arange(steps)[None, :] >= lengths[:, None]] = 0  # padding
+    labels = np.array([0, 2, 1, 1, 0, 2], np.int32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(4)
+        ids = tf.placeholder(tf.int32, [None, steps], name="ids")
+        lens = tf.placeholder(tf.int32, [None], name="lens")
+        y = tf.placeholder(tf.int32, [None], name="y")
+        embedding = tf.get_variable("embedding", [vocab, dim],
+                                    initializer=tf.random_uniform_initializer(-0.5, 0.5, seed=1))
+        inputs = tf.nn.embedding_lookup(embedding, ids)
+        cell = tf.nn.rnn_cell.BasicLSTMCell(units)
+        with tf.variable_scope("encoder", initializer=tf.glorot_uniform_initializer(seed=2)):
+            _, state = tf.nn.dynamic_rnn(cell, inputs, sequence_length=lens, dtype=tf.float32)
+        logits = tf.layers.dense(state.h, classes,
+                                 kernel_initializer=tf.glorot_uniform_initializer(seed=3))
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+        init = tf.global_variables_initializer()
+        names = [v.name for v in tf.trainable_variables()]
+
+    out = {"loss": [], "variables": names}
+    feed = {ids: tokens, lens: lengths, y: labels}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for step in range(6):
+            l_val, _ = sess.run([loss, train_op], feed_dict=feed)
+            print(f"step {step}: loss {l_val:.6f}")
+            out["loss"].append(l_val)
+        out["final_loss"] = sess.run(loss, feed_dict=feed)
+        out["logits"] = sess.run(logits, feed_dict=feed)
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -667,6 +714,7 @@ SCRIPTS = {
     "word2vec": word2vec,
     "monitored_training": monitored_training,
     "queue_input_pipeline": queue_input_pipeline,
+    "lstm_classifier": lstm_classifier,
 }
 
 
