@@ -64,6 +64,7 @@ from tfmini.core.scope import (
     Scope,
     control_dependencies,
     device,
+    colocate_with,
     get_default_graph,
     get_name_scope,
     name_scope,

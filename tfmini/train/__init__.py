@@ -52,6 +52,12 @@ from tfmini.train.checkpoint_utils import (
     load_checkpoint,
     load_variable,
 )
+from tfmini.train.device_setter import (
+    STANDARD_PS_OPS,
+    GreedyLoadBalancingStrategy,
+    byte_size_load_fn,
+    replica_device_setter,
+)
 from tfmini.train.drop_stale import DropStaleGradientOptimizer
 from tfmini.train.ftrl import FtrlOptimizer
 from tfmini.train.gradient_descent import GradientDescentOptimizer
@@ -83,6 +89,7 @@ from tfmini.train.optimizer import Optimizer
 from tfmini.train.proximal import ProximalAdagradOptimizer, ProximalGradientDescentOptimizer
 from tfmini.train.rmsprop import RMSPropOptimizer
 from tfmini.train.saver import Saver, import_meta_graph
+from tfmini.train.server_lib import ClusterSpec
 from tfmini.train.session_run_hook import (
     SessionRunArgs,
     SessionRunContext,
@@ -102,6 +109,11 @@ from tfmini.train.training_util import (  # noqa: E402
 )
 
 __all__ = [
+    "ClusterSpec",
+    "GreedyLoadBalancingStrategy",
+    "STANDARD_PS_OPS",
+    "byte_size_load_fn",
+    "replica_device_setter",
     "AdadeltaOptimizer",
     "AdagradDAOptimizer",
     "CheckpointSaverHook",
