@@ -65,10 +65,10 @@ def main():
     for n in (1, 2, 4):
         results = [None] * n
 
-        def run(i):
-            results[i] = step_times(workers[i].target, spec, i)
+        def run(i, out):
+            out[i] = step_times(workers[i].target, spec, i)
 
-        threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+        threads = [threading.Thread(target=run, args=(i, results)) for i in range(n)]
         t0 = time.perf_counter()
         for t in threads:
             t.start()
