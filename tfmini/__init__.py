@@ -65,6 +65,7 @@ from tfmini.core.scope import (
     Scope,
     control_dependencies,
     device,
+    colocate_with,
     get_default_graph,
     get_name_scope,
     name_scope,
@@ -101,6 +102,12 @@ from tfmini import summary  # noqa: E402  (tm.summary: event files for TensorBoa
 from tfmini import client  # noqa: E402  (tm.client.timeline)
 from tfmini.summary import Event, SessionLog, Summary  # noqa: E402  (tf.compat.v1.*)
 from tfmini import app, flags  # noqa: E402  (tm.app.run, tm.flags)
+from tfmini import distribute  # noqa: E402  (tm.distribute: clusters on Ray, imported lazily)
+
+# TensorFlow spells these tf.train.Server and tf.test.create_local_cluster; they live in the
+# distributed layer, above train and test.
+train.Server = distribute.Server
+test.create_local_cluster = distribute.create_local_cluster
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 python_io = io  # tf.compat.v1.python_io: the TFRecord writer and iterator

@@ -54,6 +54,12 @@ from tfmini.train.checkpoint_utils import (
     load_variable,
 )
 from tfmini.train.coordinator import Coordinator, LooperThread
+from tfmini.train.device_setter import (
+    STANDARD_PS_OPS,
+    GreedyLoadBalancingStrategy,
+    byte_size_load_fn,
+    replica_device_setter,
+)
 from tfmini.train.drop_stale import DropStaleGradientOptimizer
 from tfmini.train.ftrl import FtrlOptimizer
 from tfmini.train.gradient_descent import GradientDescentOptimizer
@@ -97,6 +103,7 @@ from tfmini.train.proximal import ProximalAdagradOptimizer, ProximalGradientDesc
 from tfmini.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tfmini.train.rmsprop import RMSPropOptimizer
 from tfmini.train.saver import Saver, import_meta_graph
+from tfmini.train.server_lib import ClusterSpec
 from tfmini.train.session_run_hook import (
     SessionRunArgs,
     SessionRunContext,
@@ -123,6 +130,7 @@ __all__ = [
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "ChiefSessionCreator",
+    "ClusterSpec",
     "Coordinator",
     "DropStaleGradientOptimizer",
     "ExponentialMovingAverage",
@@ -131,6 +139,7 @@ __all__ = [
     "FtrlOptimizer",
     "GlobalStepWaiterHook",
     "GradientDescentOptimizer",
+    "GreedyLoadBalancingStrategy",
     "LoggingTensorHook",
     "LooperThread",
     "MomentumOptimizer",
@@ -145,6 +154,7 @@ __all__ = [
     "ProximalGradientDescentOptimizer",
     "QueueRunner",
     "RMSPropOptimizer",
+    "STANDARD_PS_OPS",
     "Saver",
     "Scaffold",
     "SecondOrStepTimer",
@@ -166,6 +176,7 @@ __all__ = [
     "assign_moving_average",
     "batch",
     "batch_join",
+    "byte_size_load_fn",
     "checkpoint_exists",
     "cosine_decay",
     "cosine_decay_restarts",
@@ -194,6 +205,7 @@ __all__ = [
     "polynomial_decay",
     "range_input_producer",
     "remove_checkpoint",
+    "replica_device_setter",
     "shuffle_batch",
     "shuffle_batch_join",
     "slice_input_producer",
