@@ -63,6 +63,7 @@ def test_demo_writes_an_event_file_and_a_checkpoint(tmp_path):
         if event.HasField("graph_def"):
             graph_nodes = {n.name for n in protos.GraphDef.FromString(event.graph_def).node}
         for value in event.summary.value:
+            assert value.tag == "training_loss"
             scalars[event.step] = value.simple_value
     assert sorted(scalars) == list(range(30))
     for step, loss in printed.items():

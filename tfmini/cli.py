@@ -76,7 +76,7 @@ def demo(steps: int = 1000, batch: int = 64, dot_path: str | None = "demo_graph.
     writer = saver = None
     if log_dir:
         with g.as_default():  # built after the count above: the model's op count stays put
-            fetches.append(tm.summary.scalar("loss", loss))
+            fetches.append(tm.summary.scalar("training_loss", loss))
             saver = tm.train.Saver(tm.global_variables(), max_to_keep=1)
         writer = tm.summary.FileWriter(log_dir, g)
     start = time.perf_counter()
