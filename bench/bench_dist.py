@@ -20,6 +20,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 import tfmini as tm  # noqa: E402
 
 STEPS = 40
+WORKER_COUNTS = tuple(int(n) for n in os.environ.get("BENCH_DIST_WORKERS", "1,2,4").split(","))
 
 
 def build(spec, task, n=64):
@@ -62,7 +63,7 @@ def main():
         ray.get(actor.ping.remote())
         rt.append(time.perf_counter() - t)
     print(f"bare actor round trip: {statistics.median(rt) * 1e3:.2f} ms")
-    for n in (1, 2, 4):
+    for n in WORKER_COUNTS:
         results = [None] * n
 
         def run(i, out):

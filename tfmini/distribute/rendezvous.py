@@ -34,11 +34,14 @@ class TaskRendezvous:
         return StepRendezvous(self, step_id)
 
     def peer(self, task: tuple[str, int]) -> Any:
+        """The ``deliver`` method of ``task``'s actor."""
         with self._lock:
             actor = self._peers.get(task)
             if actor is None:
                 ray = import_ray()
                 actor = ray.get_actor(actor_name(*task), namespace=NAMESPACE)
+                # The bound method with its options, built once (options() costs per call).
+                actor = actor.deliver.options(concurrency_group=CONCURRENCY_GROUP)
                 self._peers[task] = actor
             return actor
 
@@ -59,8 +62,7 @@ class StepRendezvous:
             return
         # Fire and forget: a lost delivery shows as the receiver's deadline or as the
         # client's abort of the step when a task fails.
-        self.owner.peer(task).deliver.options(concurrency_group=CONCURRENCY_GROUP).remote(
-            self.step_id, key, value)
+        self.owner.peer(task).remote(self.step_id, key, value)
 
     def recv(self, ctx: Any, key: str, what: str) -> Any:
         return self.owner.table.take(ctx, self.step_id, key, what)
