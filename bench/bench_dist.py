@@ -3,7 +3,8 @@
 Reports medians (ms per step) for the in-process Session and for tm.Session(worker.target)
 with 1 ps task and 1, 2 or 4 workers stepping in turn from threads of this process (each
 worker's session calls its own actor), and a bare Ray actor round trip for the per-call cost.
-Run:  .venv/bin/python bench/bench_dist.py   (needs the dist extra)
+Run:  .venv/bin/python bench/bench_dist.py   (needs the dist extra; BENCH_DIST_WORKERS=1,2
+chooses the worker counts)
 """
 
 from __future__ import annotations
