@@ -31,6 +31,7 @@ from tfmini.runtime.options import (
 )
 from tfmini.runtime.plan import Plan
 from tfmini.runtime.resources import ResourceManager
+from tfmini.runtime.threads import POLICY as BLAS_POLICY
 
 CLOSE_WAIT_SECONDS = 10.0
 
@@ -369,6 +370,8 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         ctxs = self._contexts(plan, run)
         tracing = options is not None and options.trace_level > 0 and run_metadata is not None
+        # BLAS threads shrink while several runs are in flight (runtime/threads.py).
+        BLAS_POLICY.enter(self._config.intra_op_parallelism_threads)
         try:
             # TensorFlow computes inf/nan silently; NumPy would warn. One errstate per run
             # (about 1 us) lets every kernel stay a bare ufunc call.
@@ -383,6 +386,7 @@ class Session:
             run.rollback()
             raise
         finally:
+            BLAS_POLICY.exit()
             self._inflight.discard(run)
         return values
 

@@ -1,0 +1,130 @@
+"""The BLAS thread policy: never more busy threads than cores.
+
+NumPy's BLAS (OpenBLAS) splits each large product over its own thread pool, sized once to
+the core count, and process-wide. Two things oversubscribe that pool:
+
+* several runs in flight at once (threads sharing one Session, the workers of a
+  synchronous round): each product asks for every core, so 4 callers on 2 cores run 8
+  threads that spin waiting for each other;
+* other processes keeping the cores busy: a product split in two waits for its slower half,
+  and a spinning OpenBLAS thread that lost its core stalls the whole call. On this project's
+  shared 2-core machine a 128x784x512 product took 25x longer with 2 BLAS threads than with
+  1 while the load average was above 6.
+
+So the pool is resized to ``max(1, min(cores // runs_in_flight, cores - busy_elsewhere))``.
+Resizing goes through threadpoolctl's controller for the loaded BLAS (a ctypes call into
+``openblas_set_num_threads``, about 1 us); the controller itself is made once (about 5 ms:
+it walks the loaded libraries). The size is recomputed only when the number of runs in
+flight changes or the load sample is older than ``LOAD_SAMPLE_S``, and the library is
+called only when the size changes, so a steady single-threaded loop makes no call at all.
+
+``ConfigProto.intra_op_parallelism_threads`` (TensorFlow's knob for threads inside one op)
+fixes the size instead, when positive.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+LOAD_SAMPLE_S = 1.0  # how stale the measure of other processes' load may be
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+class BlasThreadPolicy:
+    """Process-wide: sizes the BLAS pool to the cores left per run in flight.
+
+    ``enter()`` / ``exit()`` bracket every run; both are a lock and a counter unless the
+    pool size changes.
+    """
+
+    def __init__(self) -> None:
+        self.cores = _cpu_count()
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._size = 0  # the size last set (0: not yet)
+        self._fixed = 0  # intra_op_parallelism_threads, when a session set it
+        self._controllers: list | None = None
+        self._busy_elsewhere = 0.0
+        self._sampled_at = -LOAD_SAMPLE_S
+        self._cpu_at = (0.0, 0.0)  # (process CPU seconds, wall seconds) at the last sample
+
+    # -- the library ------------------------------------------------------------------------
+    def _blas(self) -> list:
+        if self._controllers is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+
+                self._controllers = list(
+                    ThreadpoolController().select(user_api="blas").lib_controllers)
+            except Exception:  # pragma: no cover - no controllable BLAS: nothing to size
+                self._controllers = []
+        return self._controllers
+
+    def _set(self, size: int) -> None:
+        if size != self._size:
+            for c in self._blas():
+                c.set_num_threads(size)
+            self._size = size
+
+    # -- the load of other processes --------------------------------------------------------
+    def _sample_load(self, now: float) -> None:
+        """Cores kept busy by other processes: the 1-minute load average less this
+        process's own CPU use over the last sample interval."""
+        cpu = time.process_time()
+        last_cpu, last_wall = self._cpu_at
+        self._cpu_at = (cpu, now)
+        self._sampled_at = now
+        if last_wall <= 0.0 or now - last_wall > 60.0:
+            own = 0.0
+        else:
+            own = (cpu - last_cpu) / max(now - last_wall, 1e-3)
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # pragma: no cover - no load average on this platform
+            load = 0.0
+        self._busy_elsewhere = max(0.0, load - own)
+
+    def _target(self) -> int:
+        if self._fixed:
+            return self._fixed
+        free = self.cores - int(self._busy_elsewhere + 0.5)
+        return max(1, min(self.cores // max(self._in_flight, 1), free))
+
+    # -- runs -------------------------------------------------------------------------------
+    def enter(self, fixed: int = 0) -> None:
+        """A run starts; ``fixed`` is its session's intra_op_parallelism_threads."""
+        with self._lock:
+            self._in_flight += 1
+            self._fixed = fixed
+            now = time.monotonic()
+            if now - self._sampled_at > LOAD_SAMPLE_S:
+                self._sample_load(now)
+            self._set(self._target())
+
+    def exit(self) -> None:
+        """A run ended (successfully or not)."""
+        with self._lock:
+            self._in_flight -= 1
+            if self._in_flight:
+                self._set(self._target())
+
+    @property
+    def size(self) -> int:
+        """The BLAS pool size last set (0 before the first run)."""
+        return self._size
+
+    @property
+    def in_flight(self) -> int:
+        """Runs in flight now."""
+        return self._in_flight
+
+
+POLICY = BlasThreadPolicy()
