@@ -22,6 +22,7 @@ from tfmini.core.graph import Graph, Operation, Output
 from tfmini.core.scope import get_default_graph
 from tfmini.runtime.fetch import FetchMapper, resolve_fetch
 from tfmini.runtime.kernel_context import KernelContext, RunState
+from tfmini.runtime.memory import keep_memory_warm
 from tfmini.runtime.options import (
     ConfigProto,
     DeviceStepStats,
@@ -162,6 +163,7 @@ class Session:
         if not isinstance(self._graph, Graph):
             raise TypeError(f"graph must be a tm.Graph, got {type(self._graph).__name__}")
         self._config = config if config is not None else ConfigProto()
+        keep_memory_warm()  # once per process: freed outputs stay paged in (runtime/memory.py)
         self._devices: dict[str, Device] = {"CPU": Device("CPU")}
         self._devices_lock = threading.Lock()
         self._plans: dict[tuple, Plan] = {}
