@@ -35,3 +35,34 @@ def test_unsorted_segment_sum_matches_tensorflow(graph):
                                              segment_ids=G[f"{key}/segment_ids"],
                                              num_segments=G[f"{key}/num_segments"]))
     np.testing.assert_allclose(got, G[f"{key}/output"], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_tiled_max_pool_grad_matches_the_general_path_on_ties(dtype):
+    """Windows that tile the input take the reshape path; ties go to the first maximal cell
+    in row-major scan either way (as TensorFlow's CPU kernel picks it)."""
+    from tfmini.ops.nn import pooling_kernels as pk
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 3, size=(2, 6, 8, 3)).astype(dtype)  # many tied maxima
+    dy = rng.integers(1, 9, size=(2, 3, 4, 3)).astype(dtype)
+    geo = ([2, 2], [2, 2], [(0, 0), (0, 0)], [3, 4])
+    fast = pk.tiled_max_grad(x, dy, *geo)
+    _, arg = pk.max_argmax(x, geo[0], geo[1], geo[2], geo[3])
+    slow = pk.max_pool_grad(x.shape, arg, dy, geo[0], geo[1], geo[2])
+    assert fast is not None
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(pk.tiled_max(x, *geo), pk.max_argmax(x, *geo)[0])
+
+
+def test_tiled_max_pool_leaves_nan_and_overlap_to_the_general_path():
+    from tfmini.ops.nn import pooling_kernels as pk
+
+    x = np.zeros((1, 4, 4, 1), np.float32)
+    x[0, 1, 1, 0] = np.nan
+    geo = ([2, 2], [2, 2], [(0, 0), (0, 0)], [2, 2])
+    assert pk.tiled_max(x, *geo) is None
+    assert pk.tiled_max(np.zeros((1, 4, 4, 1), np.float32), [3, 3], [1, 1],
+                        [(0, 0), (0, 0)], [2, 2]) is None
+    dy = np.full((1, 2, 2, 1), np.inf, np.float32)
+    assert pk.tiled_max_grad(np.zeros((1, 4, 4, 1), np.float32), dy, *geo) is None

@@ -39,9 +39,13 @@ def test_pool_shrinks_with_runs_in_flight_and_grows_back():
     assert p.size == 1 and p.in_flight == 4
     for _ in range(3):
         p.exit()
-    assert p.size == 4 and p.in_flight == 1
+    assert p.size == 1 and p.in_flight == 1  # no growing back while runs come and go
     p.exit()
-    assert blas.sizes == [4, 2, 1, 2, 4]  # the library is called only on a change
+    p._crowded_at -= 1.0  # as if the crowd had left a second ago
+    p.enter()
+    assert p.size == 4
+    p.exit()
+    assert blas.sizes == [4, 2, 1, 4]  # the library is called only on a change
 
 
 def test_steady_single_run_loop_calls_the_library_once():

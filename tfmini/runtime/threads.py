@@ -17,6 +17,7 @@ Resizing goes through threadpoolctl's controller for the loaded BLAS (a ctypes c
 it walks the loaded libraries). The size is recomputed only when the number of runs in
 flight changes or the load sample is older than ``LOAD_SAMPLE_S``, and the library is
 called only when the size changes, so a steady single-threaded loop makes no call at all.
+The pool shrinks at once and grows back only after ``GROW_DELAY_S`` without crowding.
 
 ``ConfigProto.intra_op_parallelism_threads`` (TensorFlow's knob for threads inside one op)
 fixes the size instead, when positive.
@@ -29,6 +30,7 @@ import threading
 import time
 
 LOAD_SAMPLE_S = 1.0  # how stale the measure of other processes' load may be
+GROW_DELAY_S = 0.1  # the pool grows back only after this long without crowding
 
 
 def _cpu_count() -> int:
@@ -55,6 +57,7 @@ class BlasThreadPolicy:
         self._busy_elsewhere = 0.0
         self._sampled_at = -LOAD_SAMPLE_S
         self._cpu_at = (0.0, 0.0)  # (process CPU seconds, wall seconds) at the last sample
+        self._crowded_at = -GROW_DELAY_S  # when the pool last had to shrink
 
     # -- the library ------------------------------------------------------------------------
     def _blas(self) -> list:
@@ -68,7 +71,14 @@ class BlasThreadPolicy:
                 self._controllers = []
         return self._controllers
 
-    def _set(self, size: int) -> None:
+    def _set(self, size: int, now: float) -> None:
+        # Shrinking is immediate; growing waits until runs have stopped overlapping for a
+        # while, so a pool whose runs come and go (4 threads stepping in turn) is not
+        # resized up and down on every run.
+        if self._size and size < self._size:
+            self._crowded_at = now
+        elif size > self._size and self._size and now - self._crowded_at < GROW_DELAY_S:
+            return
         if size != self._size:
             for c in self._blas():
                 c.set_num_threads(size)
@@ -107,14 +117,14 @@ class BlasThreadPolicy:
             now = time.monotonic()
             if now - self._sampled_at > LOAD_SAMPLE_S:
                 self._sample_load(now)
-            self._set(self._target())
+            self._set(self._target(), now)
 
     def exit(self) -> None:
         """A run ended (successfully or not)."""
         with self._lock:
             self._in_flight -= 1
-            if self._in_flight:
-                self._set(self._target())
+            if self._in_flight:  # a crowd thinning out: grows back after GROW_DELAY_S
+                self._set(self._target(), time.monotonic())
 
     @property
     def size(self) -> int:
