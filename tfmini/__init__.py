@@ -84,7 +84,9 @@ from tfmini.ops.random import *  # noqa: E402,F401,F403
 from tfmini import random  # noqa: E402  (tm.random: tf.compat.v1.random)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini import data, io  # noqa: E402  (tm.data, tm.io: tf.compat.v1.data / io)
-from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
+from tfmini.runtime.options import (
+    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,
+)
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import graph_util  # noqa: E402  (tm.graph_util: freezing)

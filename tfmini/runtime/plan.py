@@ -19,6 +19,7 @@ from tfmini.core.graph import Operation, Output
 from tfmini.runtime.analysis import analyze
 from tfmini.runtime.codegen import CompiledPlan, generate
 from tfmini.runtime.executors import CompiledExecutor, DataflowExecutor, StepwiseExecutor
+from tfmini.runtime.graph_rewrite import Passes
 
 # Heads the annotated source of a plan that the compiled function does not run.
 _DATAFLOW_NOTE = (
@@ -37,6 +38,8 @@ class Plan:
         fetches: The Outputs whose values a run returns, in order.
         feeds: The Outputs whose values a run is given, in order (they are not computed).
         targets: Operations a run runs for their effects.
+        optimize: The plan-time graph rewrites to apply (``graph_rewrite.Passes``); None:
+            none.
 
     Attributes:
         schedule: The analysis (``analysis.Schedule``): steps, slots, devices, liveness.
@@ -56,8 +59,9 @@ class Plan:
         fetches: Sequence[Output],
         feeds: Sequence[Output],
         targets: Sequence[Operation],
+        optimize: Passes | None = None,
     ):
-        schedule = self.schedule = analyze(fetches, feeds, targets)
+        schedule = self.schedule = analyze(fetches, feeds, targets, optimize)
         self.fetches = schedule.fetches
         self.feeds = schedule.feeds
         self.targets = schedule.targets

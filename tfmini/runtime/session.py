@@ -21,6 +21,7 @@ from tfmini.core import context
 from tfmini.core.graph import Graph, Operation, Output
 from tfmini.core.scope import get_default_graph
 from tfmini.runtime.fetch import FetchMapper, resolve_fetch
+from tfmini.runtime.graph_rewrite import rewrite_passes
 from tfmini.runtime.kernel_context import KernelContext, RunState
 from tfmini.runtime.memory import keep_memory_warm
 from tfmini.runtime.options import (
@@ -164,6 +165,7 @@ class Session:
             raise TypeError(f"graph must be a tm.Graph, got {type(self._graph).__name__}")
         self._config = config if config is not None else ConfigProto()
         keep_memory_warm()  # once per process: freed outputs stay paged in (runtime/memory.py)
+        self._rewrites = rewrite_passes(self._config)
         self._devices: dict[str, Device] = {"CPU": Device("CPU")}
         self._devices_lock = threading.Lock()
         self._plans: dict[tuple, Plan] = {}
@@ -305,7 +307,7 @@ class Session:
             with self._plan_lock:
                 plan = self._plans.get(key)
                 if plan is None:
-                    plan = Plan(outputs, feeds, targets)
+                    plan = Plan(outputs, feeds, targets, self._rewrites)
                     self._plans[key] = plan
         return plan
 

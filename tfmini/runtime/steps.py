@@ -137,6 +137,11 @@ def _output_is_ref(output: Output) -> bool:
     return False
 
 
+def reads_reference(op: Operation) -> bool:
+    """Whether ``op`` reads a variable's reference: its value then depends on when it runs."""
+    return any(arg.is_ref for arg in op.op_def.inputs) or bool(_deref_positions(op))
+
+
 def _deref_positions(op: Operation) -> list[tuple[int, list[int] | None]]:
     """Input arguments that are not references but receive a reference output: TensorFlow
     hands such an input the variable's current value, so the kernel gets ``_tm_deref()``."""
