@@ -149,7 +149,9 @@ class _RewritesOff:
         return getattr(tm, name)
 
 
-@pytest.mark.parametrize("name", sorted(SCRIPTS))
+# monitored_training makes its sessions inside MonitoredTrainingSession (not through the
+# module's Session), and its FileWriter thread outlives the test: the others run both ways.
+@pytest.mark.parametrize("name", sorted(set(SCRIPTS) - {"monitored_training"}))
 def test_porting_programs_give_the_same_numbers_both_ways(name):
     with_rewrites = run_script(name, tm)
     without = run_script(name, _RewritesOff())

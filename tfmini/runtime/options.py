@@ -29,13 +29,21 @@ class RunOptions:
 
 @define
 class NodeExecStats:
-    """Timing of one executed op (TensorFlow's NodeExecStats, simplified)."""
+    """Timing of one executed op (TensorFlow's NodeExecStats, simplified).
+
+    ``all_start_micros`` is wall-clock time (microseconds since the epoch), as in TensorFlow;
+    ``output_bytes`` the size of each output's data; ``thread_id`` the thread that ran it.
+    """
 
     node_name: str
     op_type: str
     all_start_micros: int
     all_end_rel_micros: int
     output_shapes: list = field(factory=list)
+    output_bytes: list = field(factory=list)
+    output_dtypes: list = field(factory=list)
+    thread_id: int = 0
+    timeline_label: str = ""
 
 
 @define
@@ -106,7 +114,9 @@ class ConfigProto:
     """Session configuration (``tf.compat.v1.ConfigProto``).
 
     ``operation_timeout_in_ms`` is the default deadline of blocking steps
-    (0 = wait forever). ``intra_op_parallelism_threads`` (when positive) fixes the number of
+    (0 = wait forever). ``plan_cache_size`` (a tfmini field, not TensorFlow's) bounds how
+    many run signatures keep their compiled plan (0 = the default, 1024; see
+    ``Session``). ``intra_op_parallelism_threads`` (when positive) fixes the number of
     BLAS threads per product (``runtime/threads.py``); ``inter_op_parallelism_threads`` is
     accepted for compatibility. ``graph_options`` switches the plan-time rewrites
     (``runtime/graph_rewrite.py``) as TensorFlow's do: ``graph_options.rewrite_options
@@ -122,3 +132,4 @@ class ConfigProto:
     device_count: dict = field(factory=dict)
     gpu_options: GPUOptions = field(factory=GPUOptions)
     graph_options: GraphOptions = field(factory=GraphOptions)
+    plan_cache_size: int = 0
