@@ -74,7 +74,7 @@ def analyze(
     if optimize is not None and optimize.any:
         rewriter = Rewriter(schedule.fetches, feed_set, schedule.targets, optimize)
     _bind_steps(schedule, order, feed_set, rewriter)
-    if rewriter is not None:
+    if rewriter is not None and rewriter.changed:
         schedule.steps = prune(schedule.steps, schedule.fetches, schedule.targets)
     for si, step in enumerate(schedule.steps):
         for s in step.inputs:

@@ -92,14 +92,31 @@ class Rewriter:
         self._fetched = set(fetches)
         self._feeds = feed_set
         self._targets = set(targets)
-        self._seen: dict[tuple, Operation] = {}
+        self._seen: dict[tuple, Any] = {}  # an Operation, or a list of them
+        self._makes_refs: dict[int, bool] = {}  # per OpDef id: has a reference output
         self.constants: dict[Output, np.ndarray] = {}  # values known at plan time
+        self._pure_memo: dict[Operation, bool] = {}
+        self.changed = False  # whether any op was aliased, rewired or folded
 
     # -- what may be touched ---------------------------------------------------------------
     def _pure(self, op: Operation) -> bool:
-        d = op.op_def
-        return not (d.is_stateful or d.is_blocking or op.type in _NO_REWRITE
-                    or reads_reference(op))
+        pure = self._pure_memo.get(op)
+        if pure is None:
+            d = op.op_def
+            pure = self._pure_memo[op] = not (d.is_stateful or d.is_blocking
+                                              or op.type in _NO_REWRITE
+                                              or self._reads_reference(op))
+        return pure
+
+    def _reads_reference(self, op: Operation) -> bool:
+        for i in op.inputs:  # only a producer with a reference output can hand one over
+            d = i.op.op_def
+            refs = self._makes_refs.get(id(d))  # OpDefs live in the registry: ids are stable
+            if refs is None:
+                refs = self._makes_refs[id(d)] = any(a.is_ref for a in d.outputs)
+            if refs:
+                return reads_reference(op)
+        return any(arg.is_ref for arg in op.op_def.inputs)
 
     def _replaceable(self, op: Operation) -> bool:
         return (op not in self._targets and not any(o in self._fetched or o in self._feeds
@@ -119,15 +136,25 @@ class Rewriter:
         if self.passes.arithmetic and not op._control_inputs:
             hit = self._identity(op)
             if hit is not None and hit in slot_of:
+                self.changed = True
                 return [slot_of[hit]]
         if not self.passes.cse:
             return None
-        key = self._cse_key(op, slot_of)
-        if key is None:
+        # Cheap key first (type and input slots); attrs and control inputs are compared
+        # only between ops that share it, which in most graphs none do.
+        try:
+            key = (op.type, tuple([slot_of[i] for i in op.inputs]))
+        except KeyError:
             return None
-        first = self._seen.get(key)
+        earlier = self._seen.get(key)
+        if earlier is None:
+            self._seen[key] = op  # a list only once a second op shares the key
+            return None
+        if not isinstance(earlier, list):
+            earlier = self._seen[key] = [earlier]
+        first = next((e for e in earlier if self._same_op(e, op)), None)
         if first is None:
-            self._seen[key] = op
+            earlier.append(op)
             return None
         slots = []
         for mine, theirs in zip(op.outputs, first.outputs):
@@ -137,6 +164,7 @@ class Rewriter:
                 slots.append(slot_of[theirs])
             else:
                 slots.append(-1)
+        self.changed = True
         return slots
 
     def rewire(self, op: Operation, inputs: list, slot_of: dict[Output, int]) -> list:
@@ -148,15 +176,18 @@ class Rewriter:
         inner = op.inputs[0].op
         if (inner.type == "Reshape" and not inner._control_inputs and self._pure(inner)
                 and op.inputs[0] not in self._feeds and inner.inputs[0] in slot_of):
+            self.changed = True
             return [slot_of[inner.inputs[0]]] + list(inputs[1:])
         return inputs
 
     def fold(self, op: Operation, step: Step) -> Step | None:
         """A step handing out ``op``'s values computed now, when all its inputs are known
         constants; None when it cannot be folded."""
-        if (not self.passes.constant_folding or step.takes_ctx or not self._pure(op)
-                or not self._replaceable(op)
-                or op._control_inputs or not op.inputs):
+        if not self.passes.constant_folding or step.takes_ctx or not op.inputs:
+            return None
+        if self.constants.get(op.inputs[0]) is None:  # the common case: not foldable
+            return None
+        if not self._pure(op) or not self._replaceable(op) or op._control_inputs:
             return None
         values = []
         for inp in op.inputs:
@@ -181,6 +212,7 @@ class Rewriter:
         def folded():
             return raw
 
+        self.changed = True
         return Step(op, folded, False, [], step.outputs, step.device_index, step.device,
                     step.blocking)
 
@@ -233,14 +265,15 @@ class Rewriter:
                         return inner.inputs[0]
         return None
 
-    def _cse_key(self, op: Operation, slot_of: dict[Output, int]) -> tuple | None:
+    @staticmethod
+    def _same_op(a: Operation, b: Operation) -> bool:
+        """Same device, attrs and control inputs (type and inputs are already equal)."""
+        if a.device != b.device or set(a._control_inputs) != set(b._control_inputs):
+            return False
         try:
-            slots = tuple(slot_of[i] for i in op.inputs)
-            attrs = _attr_key(dict(op.attrs))
-        except (KeyError, TypeError):
-            return None
-        ctrl = tuple(sorted(c._id for c in op._control_inputs))
-        return (op.type, op.device, slots, attrs, ctrl)
+            return _attr_key(dict(a.attrs)) == _attr_key(dict(b.attrs))
+        except TypeError:  # an attr that cannot be compared by value: never merged
+            return False
 
 
 def _same_static_shape(a: Output, b: Output | None) -> bool:

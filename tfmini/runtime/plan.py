@@ -12,6 +12,7 @@ A Plan puts three pieces together, each in a module of its own:
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,6 +62,18 @@ class Plan:
         targets: Sequence[Operation],
         optimize: Passes | None = None,
     ):
+        # Building a plan makes many objects that all live as long as the plan: the cyclic
+        # collector, triggered by their count, would walk the whole graph again and again
+        # (a third of a 10,000-op plan's build), to free nothing.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._build(fetches, feeds, targets, optimize)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _build(self, fetches, feeds, targets, optimize) -> None:
         schedule = self.schedule = analyze(fetches, feeds, targets, optimize)
         self.fetches = schedule.fetches
         self.feeds = schedule.feeds
