@@ -5,8 +5,9 @@ Forward and filter gradients are im2col matmuls: a strided view of the padded in
 (``window_geometry.windows``) reshaped to ``[N*outputs, taps*C]`` times the filter as
 ``[taps*C, O]``, one BLAS call (one per group for grouped convolutions). The input gradient
 is one product per kernel tap (kh*kw of them, not a loop over pixels), each added as a slab
-into the padded gradient (grouped convolutions: the transposed matmul, then col2im). Depthwise convolutions loop
-over the taps with broadcast products (their channels do not mix, so there is no matmul).
+into the padded gradient (grouped convolutions: the transposed matmul, then col2im).
+Depthwise convolutions loop over the taps with broadcast products (their channels do not
+mix, so there is no matmul).
 
 The semantics are those of tensorflow/core/kernels/conv_ops.cc, conv_grad_input_ops.cc,
 conv_grad_filter_ops.cc and depthwise_conv_op.cc: no filter flip, zero padding, the input
