@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 
 from tfmini import errors
@@ -48,6 +49,30 @@ DEFAULT_PLAN_CACHE_SIZE = 1024
 # The runs each thread is executing right now (innermost last), so that close() called from
 # inside a kernel knows not to wait for the run that called it.
 _running = threading.local()
+
+# The process-wide run tracer (set_run_tracer): None, the usual case, costs each run one
+# global lookup.
+_run_tracer: Callable[[Any], None] | None = None
+
+
+def set_run_tracer(tracer: Callable[[Any], None] | None) -> Callable[[Any], None] | None:
+    """Traces every ``Session.run`` (and ``make_callable`` call) of the process.
+
+    While a tracer is set, every run records per-op timings as if it had been given
+    ``RunOptions(trace_level=FULL_TRACE)``, and after each successful run the tracer is
+    called with that run's ``StepStats`` (from whichever thread ran it). A run that also
+    asked for a trace itself still gets its ``run_metadata`` filled. Used by
+    ``tm.client.timeline.tracing()`` and ``tfmini trace``.
+
+    Args:
+        tracer: Called with each run's ``StepStats``; None turns tracing off.
+
+    Returns:
+        The tracer that was set before (to restore it afterwards).
+    """
+    global _run_tracer
+    previous, _run_tracer = _run_tracer, tracer
+    return previous
 
 
 class Device:
@@ -193,11 +218,22 @@ def _itemsize(dtype: Any) -> int:
     return 0 if dtype.is_object else np.dtype(dtype.as_numpy_dtype).itemsize
 
 
+# Handlers ``fn(target) -> Session subclass | None`` for non-empty targets: the distributed
+# layer registers one (the runtime never imports it).
+_target_handlers: list[Callable[[str], Any]] = []
+
+
+def register_session_target(handler: Callable[[str], Any]) -> None:
+    """Lets ``Session(target)`` build the subclass ``handler(target)`` returns (if not None)."""
+    _target_handlers.append(handler)
+
+
 class Session:
     """Runs graphs (``tf.compat.v1.Session``).
 
     Args:
-        target: Accepted for TensorFlow compatibility; must be "" (in-process).
+        target: "" (in-process), or a cluster task's target (``server.target``), which
+            builds a distributed session (``tfmini.distribute``, the ``dist`` extra).
         graph: The graph to run; default: the current default graph.
         config: A ConfigProto (``operation_timeout_in_ms`` and ``plan_cache_size`` are
             honoured).
@@ -214,13 +250,23 @@ class Session:
             out = sess.run({"y": y}, feed_dict={x: batch})
     """
 
+    def __new__(cls, target: str = "", *args: Any, **kwargs: Any):
+        if target and cls is Session:
+            for handler in _target_handlers:
+                sub = handler(target)
+                if sub is not None:
+                    return super().__new__(sub)
+        return super().__new__(cls)
+
     def __init__(
         self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None,
         plan_cache_size: int | None = None,
     ):
         if target not in ("", None):
             raise errors.UnimplementedError(
-                None, None, f"Remote session targets are not supported: {target!r}"
+                None, None, f"Remote session targets are not supported: {target!r} (a "
+                "cluster's targets come from tm.train.Server or tm.distribute.RayCluster; "
+                "they need the dist extra: pip install 'tfmini[dist]')"
             )
         self._graph = graph if graph is not None else get_default_graph()
         if not isinstance(self._graph, Graph):
@@ -479,7 +525,9 @@ class Session:
         return ctxs
 
     def _execute(self, plan: Plan, feed_values: list, options: RunOptions | None,
-                 run_metadata: RunMetadata | None) -> tuple:
+                 run_metadata: RunMetadata | None, _traced: bool = False) -> tuple:
+        if _run_tracer is not None and not _traced:
+            return self._execute_traced(plan, feed_values, options, run_metadata)
         run = RunState(self, options, self._deadline(options))
         # Register, then look at `closed`: close() sets `closed`, then waits for the set to
         # drain, so either this run sees the close or the close sees this run.
@@ -522,6 +570,20 @@ class Session:
             BLAS_POLICY.exit()
             stack.pop()
             self._inflight.discard(run)
+        return values
+
+    def _execute_traced(self, plan: Plan, feed_values: list, options: RunOptions | None,
+                        run_metadata: RunMetadata | None) -> tuple:
+        """A run while a tracer is set: FULL_TRACE, then the tracer gets the StepStats."""
+        tracer = _run_tracer
+        traced_options = (RunOptions(trace_level=RunOptions.FULL_TRACE) if options is None
+                          else attrs.evolve(options, trace_level=RunOptions.FULL_TRACE))
+        traced = RunMetadata()
+        values = self._execute(plan, feed_values, traced_options, traced, _traced=True)
+        if options is not None and options.trace_level > 0 and run_metadata is not None:
+            run_metadata.step_stats.dev_stats.extend(traced.step_stats.dev_stats)
+        if tracer is not None:  # (set_run_tracer(None) from another thread meanwhile)
+            tracer(traced.step_stats)  # after the run: a failing tracer undoes nothing
         return values
 
     @staticmethod
