@@ -92,7 +92,9 @@ from tfmini import logging  # noqa: E402  (tm.logging: tf.compat.v1.logging)
 from tfmini.logging import get_logger  # noqa: E402  (tf.get_logger)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini import data, io  # noqa: E402  (tm.data, tm.io: tf.compat.v1.data / io)
-from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
+from tfmini.runtime.options import (
+    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,
+)
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import graph_util  # noqa: E402  (tm.graph_util: freezing)

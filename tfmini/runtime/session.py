@@ -25,7 +25,9 @@ from tfmini.core import context
 from tfmini.core.graph import Graph, Operation, Output
 from tfmini.core.scope import get_default_graph
 from tfmini.runtime.fetch import FetchMapper, resolve_fetch
+from tfmini.runtime.graph_rewrite import rewrite_passes
 from tfmini.runtime.kernel_context import KernelContext, RunState
+from tfmini.runtime.memory import keep_memory_warm
 from tfmini.runtime.options import (
     ConfigProto,
     DeviceStepStats,
@@ -35,6 +37,7 @@ from tfmini.runtime.options import (
 )
 from tfmini.runtime.plan import Plan
 from tfmini.runtime.resources import ResourceManager
+from tfmini.runtime.threads import POLICY as BLAS_POLICY
 
 CLOSE_WAIT_SECONDS = 10.0
 
@@ -269,6 +272,8 @@ class Session:
         if not isinstance(self._graph, Graph):
             raise TypeError(f"graph must be a tm.Graph, got {type(self._graph).__name__}")
         self._config = config if config is not None else ConfigProto()
+        keep_memory_warm()  # once per process: freed outputs stay paged in (runtime/memory.py)
+        self._rewrites = rewrite_passes(self._config)
         self._devices: dict[str, Device] = {"CPU": Device("CPU")}
         self._devices_lock = threading.Lock()
         if plan_cache_size is None:
@@ -438,7 +443,8 @@ class Session:
             plan = plans.get(key)
             if plan is None:
                 pinned = self._pinned.get(key)
-                plan = pinned[0] if pinned is not None else Plan(outputs, feeds, targets)
+                plan = pinned[0] if pinned is not None else Plan(outputs, feeds, targets,
+                                                                     self._rewrites)
                 plans[key] = plan
                 while len(plans) > self._plan_cache_size:
                     # Dropping the plan frees its code and linecache entry (codegen).
@@ -531,6 +537,8 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         ctxs = self._contexts(plan, run)
         tracing = options is not None and options.trace_level > 0 and run_metadata is not None
+        # BLAS threads shrink while several runs are in flight (runtime/threads.py).
+        BLAS_POLICY.enter(self._config.intra_op_parallelism_threads)
         stack = getattr(_running, "runs", None)
         if stack is None:
             stack = _running.runs = []
@@ -559,6 +567,7 @@ class Session:
                 ) from e
             raise
         finally:
+            BLAS_POLICY.exit()
             stack.pop()
             self._inflight.discard(run)
         return values
