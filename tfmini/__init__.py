@@ -19,7 +19,10 @@ from tfmini.core.devices import DeviceSpec
 from tfmini.core.dtypes import (
     DType,
     as_dtype,
+    bfloat16,
     bool_,
+    complex64,
+    complex128,
     double,
     float16,
     float32,
