@@ -92,7 +92,7 @@ def assert_matches(tm, golden: dict, case: str, fetches: dict, values: dict,
             parts = {"": v}
         for p, got in parts.items():
             want = decode(golden[f"value/{case}/{key}" + (f"/{p}" if p else "")])
-            got = np.asarray(got)
+            got = np.asarray(got, dtype=object if isinstance(got, (bytes, str)) else None)
             where = f"{case}/{key}{'/' + p if p else ''}"
             assert got.shape == want.shape, (where, got.shape, want.shape)
             if want.dtype == object:

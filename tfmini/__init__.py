@@ -87,6 +87,19 @@ from tfmini.ops.random import *  # noqa: E402,F401,F403
 from tfmini import random  # noqa: E402  (tm.random: tf.compat.v1.random)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini import data, io  # noqa: E402  (tm.data, tm.io: tf.compat.v1.data / io)
+from tfmini.ops.io import (  # noqa: E402  (TF1's top-level string functions)
+    as_string,
+    decode_raw,
+    reduce_join,
+    regex_replace,
+    string_join,
+    string_split,
+    string_strip,
+    string_to_hash_bucket_fast,
+    string_to_number,
+    substr,
+)
+from tfmini import strings  # noqa: E402  (tm.strings: tf.compat.v1.strings)
 from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
