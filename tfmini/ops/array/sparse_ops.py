@@ -84,8 +84,10 @@ def sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_
         if (order <= 0).any():
             i = int(np.flatnonzero(order <= 0)[0]) + 1
             kind = "repeated" if order[i - 1] == 0 else "out of order"
+            # TensorFlow adds a hint to the out-of-order message only.
+            hint = ". Many sparse ops require sorted indices." if kind == "out of order" else ""
             raise invalid_argument(
-                f"indices[{i}] = [{','.join(str(int(v)) for v in idx2[i])}] is {kind}")
+                f"indices[{i}] = [{','.join(str(int(v)) for v in idx2[i])}] is {kind}{hint}")
     out[tuple(idx2.T.astype(np.int64))] = values
     return out
 
