@@ -30,3 +30,19 @@ def graph():
     g = tm.Graph()
     with g.as_default():
         yield g
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fuzz-long", action="store_true", default=False,
+        help="run the fuzz tests (tests/test_fuzz.py) with many examples; the same as "
+             "TFMINI_FUZZ_LONG=<examples per test> (or 1 for the default long count)",
+    )
+
+
+def pytest_configure(config):
+    import os
+
+    # Set before tests/test_fuzz.py is imported (collection comes after configure).
+    if config.getoption("--fuzz-long") and not os.environ.get("TFMINI_FUZZ_LONG"):
+        os.environ["TFMINI_FUZZ_LONG"] = "1"

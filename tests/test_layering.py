@@ -18,6 +18,8 @@ FORBIDDEN = {
     "gradients": {"runtime", "train", "keras", "tpu"},
     # The If/While gradients call tm.gradients, so they sit at the gradients layer.
     "control_flow_grad": {"runtime", "train", "keras", "tpu"},
+    # custom_gradient defines gradient functions (RegisterGradient + override map).
+    "custom_gradient": {"runtime", "train", "keras", "tpu"},
     # The top layers use the default session through core.context, never the runtime.
     "train": {"runtime", "keras", "tpu"},
     "contrib": {"runtime", "keras", "tpu"},

@@ -14,6 +14,7 @@ load the scripts under TensorFlow's Python.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -561,6 +562,53 @@ def word2vec(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 13. MonitoredTrainingSession with StopAtStepHook and CheckpointSaverHook, a scalar summary and a
+#    FileWriter, run twice on one directory (the second run resumes from the checkpoint).
+# --------------------------------------------------------------------------------------------
+def monitored_training(tf):
+    """tf.summary.scalar + FileWriter + MonitoredTrainingSession with StopAtStepHook and
+    CheckpointSaverHook, run twice on one directory (the second run restores)."""
+    import tempfile
+
+    logdir = tempfile.mkdtemp(prefix="porting_monitored_")
+    rng = np.random.RandomState(11)
+    data_x = rng.randn(16, 3).astype(np.float32)
+    data_y = (data_x @ np.array([[0.5], [-1.0], [2.0]], np.float32)).astype(np.float32)
+    out = {"loss": [], "summary_tags": [], "summary_values": []}
+    for run, stop in enumerate([{"last_step": 4}, {"num_steps": 3}]):
+        graph = tf.Graph()
+        with graph.as_default():
+            gs = tf.train.get_or_create_global_step()
+            w = tf.Variable(tf.zeros([3, 1]), name="w")
+            loss = tf.reduce_mean(tf.square(tf.matmul(data_x, w) - data_y))
+            tf.summary.scalar("loss", loss)
+            merged = tf.summary.merge_all()
+            train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+            writer = tf.summary.FileWriter(logdir + f"/run{run}", graph)
+            hooks = [tf.train.StopAtStepHook(**stop),
+                     tf.train.CheckpointSaverHook(logdir, save_steps=2)]
+            with tf.train.MonitoredTrainingSession(checkpoint_dir=logdir, hooks=hooks,
+                                                   save_summaries_steps=None,
+                                                   save_checkpoint_secs=None,
+                                                   log_step_count_steps=None) as sess:
+                while not sess.should_stop():
+                    # The global step is not fetched with the train op: which value a read
+                    # beside its increment sees is not defined (TF's executor picks an order).
+                    _, summ, l = sess.run([train_op, merged, loss])
+                    step = len(out["loss"])
+                    writer.add_summary(summ, step)
+                    parsed = tf.Summary.FromString(summ)
+                    out["loss"].append(float(l))
+                    out["summary_tags"] += [v.tag for v in parsed.value]
+                    out["summary_values"] += [v.simple_value for v in parsed.value]
+            writer.close()
+    out["latest"] = os.path.basename(tf.train.latest_checkpoint(logdir))
+    out["w"] = tf.train.load_variable(logdir, "w")
+    out["global_step"] = tf.train.load_variable(logdir, "global_step")
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -574,6 +622,7 @@ SCRIPTS = {
     "layers_convnet": layers_convnet,
     "rmsprop_ema_mlp": rmsprop_ema_mlp,
     "word2vec": word2vec,
+    "monitored_training": monitored_training,
 }
 
 
@@ -675,3 +724,7 @@ def test_word2vec():
     want = json.loads(GOLDENS.read_text())["word2vec"]["loss"]
     got = run_script("word2vec", tfmini)["loss"]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=0)
+
+
+def test_monitored_training():
+    _check("monitored_training")

@@ -35,6 +35,9 @@ from tfmini.core.dtypes import (
     resource,
     string,
     uint8,
+    uint16,
+    uint32,
+    uint64,
     variant,
 )
 from tfmini.core.function import FuncGraph  # noqa: E402
@@ -49,6 +52,7 @@ from tfmini.gradients import (  # noqa: E402
     gradients,
 )
 from tfmini import control_flow_grad  # noqa: E402,F401  (registers If/While gradients)
+from tfmini.custom_gradient import GradientTape, custom_gradient  # noqa: E402
 from tfmini import test  # noqa: E402
 from tfmini import keras  # noqa: E402  (Keras-2 optimizers, above gradients)
 from tfmini import tpu  # noqa: E402
@@ -106,6 +110,9 @@ from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import graph_util  # noqa: E402  (tm.graph_util: freezing)
 from tfmini import contrib  # noqa: E402  (tm.contrib.opt, tm.contrib.layers)
 from tfmini import layers, losses, metrics  # noqa: E402  (tm.layers, tm.losses, tm.metrics)
+from tfmini import summary  # noqa: E402  (tm.summary: event files for TensorBoard)
+from tfmini import client  # noqa: E402  (tm.client.timeline)
+from tfmini.summary import Event, SessionLog, Summary  # noqa: E402  (tf.compat.v1.*)
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 python_io = io  # tf.compat.v1.python_io: the TFRecord writer and iterator

@@ -39,15 +39,21 @@ from tfmini.core.convert import convert_to_tensor
 from tfmini.core.function import FuncGraph, root_graph
 from tfmini.core.graph import Operation, Output
 from tfmini.core.opdef import OpDef, group_flat
-from tfmini.core.registry import RegisterGradient
+from tfmini.core.registry import RegisterGradient, no_gradient
 from tfmini.core.scope import Scope, current_scope, scope_context
-from tfmini.core.shapes import unknown_shape
+from tfmini.core.shapes import as_shape, unknown_shape
 from tfmini.gradients import gradients, is_trainable
 from tfmini.ops.common.indexed_slices import IndexedSlices
+from tfmini.ops.control_flow import keep_iterations
+from tfmini.ops.data_flow import TENSOR_ARRAY_OPS
 
 # Stateful ops that only read state: recomputing them gives the values the forward pass saw
 # (as long as nothing writes in between), so a recomputed branch or body may contain them.
 _READ_ONLY_STATEFUL = frozenset({"ReadVariableOp", "VariableShape", "VarIsInitializedOp"})
+# TensorArrays live for one step and their kernels replay safely (a replayed write of an
+# element that holds a value is skipped, a replayed read sees a cleared value): see
+# tfmini/ops/data_flow/tensor_array_ops.py.
+_REPLAYABLE_STATEFUL = _READ_ONLY_STATEFUL | TENSOR_ARRAY_OPS
 
 # Gradient functions are numbered process-wide, as TensorFlow's "<forward>_grad_<uid>".
 _uids = itertools.count(1)
@@ -63,7 +69,7 @@ def _functions_of(op: Operation) -> list[FuncGraph]:
 
 def _has_side_effects(op: Operation) -> bool:
     """Whether running ``op`` again would do more than read state."""
-    if not op.op_def.is_stateful or op.type in _READ_ONLY_STATEFUL:
+    if not op.op_def.is_stateful or op.type in _REPLAYABLE_STATEFUL:
         return False
     functions = _functions_of(op)
     # An If/While is stateful when its functions are; it is harmless when they only read.
@@ -175,7 +181,9 @@ def _real_grad(grad: Any) -> Any:
 
 
 def _new_function(fwd: FuncGraph) -> FuncGraph:
-    return FuncGraph(name=f"{fwd.name}_grad_{next(_uids)}", outer_graph=current_scope().graph)
+    scope = current_scope()
+    return FuncGraph(name=f"{fwd.name}_grad_{next(_uids)}", outer_graph=scope.graph,
+                     outer_name_scope=scope.name_prefix, recomputes=True)
 
 
 def _recompute(
@@ -287,6 +295,55 @@ RegisterGradient("If")(_if_grad)
 RegisterGradient("StatelessIf")(_if_grad)
 
 
+def _case_grad(op: Operation, *grads: Any) -> list:
+    """Gradient of Case/StatelessCase: a Case on the same index over the branches' gradients
+    (an index out of range picks the last gradient branch, as the forward op's last)."""
+    fwd_fns = list(op.get_attr("branches"))
+    inputs = list(op.inputs[1:])
+    wrt = [i for i, t in enumerate(inputs) if is_trainable(t)]
+    out_idx = [i for i, g in enumerate(grads) if _real_grad(g) is not None]
+    out_grads = [_real_grad(grads[i]) for i in out_idx]
+    if not wrt or not out_idx:
+        return [None] * len(op.inputs)
+    branches = [_branch_grads(op, fn, wrt, out_idx, out_grads) for fn in fwd_fns]
+    keep = [k for k in range(len(wrt)) if any(b[2][k] is not None for b in branches)]
+    if not keep:
+        return [None] * len(op.inputs)
+    for k in keep:
+        dtype = next(b[2][k].dtype for b in branches if b[2][k] is not None)
+        for fg, args, branch_grads in branches:
+            if branch_grads[k] is None:
+                with _building(fg):
+                    branch_grads[k] = _zeros_for(args[wrt[k]], dtype)
+    for fg, _, branch_grads in branches:
+        _finish(fg, [branch_grads[k] for k in keep])
+    fns = [b[0] for b in branches]
+    shapes = []
+    for j, k in enumerate(keep):
+        if _is_resource(inputs[wrt[k]]):
+            shape = fns[0].outputs[j].shape
+            for fg in fns[1:]:
+                shape = as_shape(_compatible(shape, fg.outputs[j].shape))
+            shapes.append(shape)
+        else:
+            shapes.append(inputs[wrt[k]].shape)
+    grad_case = build_op(
+        current_scope(),
+        "Case" if _is_stateful(fns) else "StatelessCase",
+        [op.inputs[0], inputs + out_grads],
+        {"Tout": [o.dtype for o in fns[0].outputs], "branches": fns, "output_shapes": shapes},
+    )
+    result: list = [None] * len(op.inputs)
+    for j, k in enumerate(keep):
+        result[1 + wrt[k]] = grad_case.outputs[j]
+    return result  # the index has no gradient
+
+
+RegisterGradient("Case")(_case_grad)
+RegisterGradient("StatelessCase")(_case_grad)
+no_gradient("Assert")  # as TensorFlow: an assertion has no gradient
+
+
 # ----------------------------------------------------------------------------------------
 # While, StatelessWhile
 
@@ -354,6 +411,7 @@ def _while_grad(op: Operation, *grads: Any) -> list:
     shapes = [op.inputs[i].shape for i in carried]
     shapes += [unknown_shape() if _is_resource(op.inputs[i]) else op.inputs[i].shape
                for i, _ in accumulated]
+    keep_iterations(body)
     grad_op = build_op(
         scope,
         "WhileGrad",

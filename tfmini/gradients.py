@@ -260,14 +260,23 @@ def gradients(
             in_grads: list = [None] * len(op.inputs)
             if has_out_grads and op not in stop_ops:
                 op_def = registry.behaviour_of(op)  # gradients: looked up live
-                if op_def.grad_fn is not None:
+                grad_fn = op_def.grad_fn
+                override = op.graph.gradient_override_of(op)
+                if override is not None:
+                    grad_fn = registry.named_gradient(override)
+                    if grad_fn is None:
+                        raise LookupError(
+                            f"gradient registry has no entry for: {override} (the gradient "
+                            f"override of {op.type} '{op.name}')"
+                        )
+                if grad_fn is not None:
                     with name_scope(f"{op.name}_grad"):
                         for i, out in enumerate(op.outputs):
                             if out_grads[i] is None and is_trainable(out):
                                 # Gradient functions may assume every float output has one.
                                 out_grads[i] = build_op(current_scope(), "ZerosLike",
                                                         [out]).outputs[0]
-                        result = op_def.grad_fn(op, *out_grads)
+                        result = grad_fn(op, *out_grads)
                         in_grads = _as_list(result) if isinstance(result, (list, tuple)) else [
                             result]
                         in_grads = _check_result(op, in_grads)

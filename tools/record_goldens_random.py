@@ -10,6 +10,9 @@ Keys:
   (stacked), for RandomStandardNormal, RandomUniform and TruncatedNormal;
 * ``int/<Tout>/<lo>_<hi>/<shape>/<seed>_<seed2>``: the same for RandomUniformInt;
 * ``stateless/<Op>/<dtype>/<shape>/<s0>_<s1>`` and ``stateless_int/...``: one run;
+* ``sampler/<name>``: the cases of ``programs.SAMPLER_CASES`` (shuffle, multinomial, gamma,
+  Poisson, the stateless V2 ops; stateful ones run twice, stacked; ``.../out<j>`` for the
+  outputs of the key-counter ops);
 * ``program/<name>/<key>``: the TF1 programs of ``tests/ops/random/programs.py``.
 
 Everything is seeded, so re-running gives the same file.
@@ -48,6 +51,14 @@ def put(key: str, value) -> None:
     records[key] = np.asarray(value)
 
 
+# One intra-op thread for the whole process: the CPU device's thread pool is created by the
+# first session and shared by the later ones. Multinomial and ParameterizedTruncatedNormal
+# shard large inputs over that pool, and their bits then depend on its size; tfmini follows
+# the one-thread order (equal to any thread count for inputs below the sharding cost).
+with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=1)):
+    pass
+
+
 def runs(op: str, n: int = P.RUNS, **kwargs) -> np.ndarray:
     """``n`` consecutive runs (stacked) of ``tf.raw_ops.<op>(**kwargs)`` in one session."""
     g = tf.Graph()
@@ -84,6 +95,23 @@ for dt, lo, hi in P.INT_CASES:
         val = runs("StatelessRandomUniformInt", 1, shape=[11], seed=np.array([s0, s1], np.int64),
                    minval=np.array(lo, dt), maxval=np.array(hi, dt))[0]
         put(f"stateless_int/{dt}/{lo}_{hi}/11/{s0}_{s1}", val)
+
+def outputs(op: str, **kwargs) -> list:
+    """One run of an op with several outputs (StatelessRandomGetKeyCounter...)."""
+    g = tf.Graph()
+    with g.as_default():
+        t = getattr(tf.raw_ops, op)(**kwargs)
+        with tf.Session() as sess:
+            return sess.run(list(t))
+
+
+for name, (op, kwargs) in P.SAMPLER_CASES.items():
+    if op.startswith("StatelessRandomGetKeyCounter"):
+        for j, val in enumerate(outputs(op, **kwargs)):
+            put(f"sampler/{name}/out{j}", val)
+    else:
+        put(f"sampler/{name}", runs(op, 1, **kwargs)[0] if name.startswith("Stateless") else
+            runs(op, **kwargs))
 
 for name, program in P.PROGRAMS.items():
     for key, val in program(tf).items():

@@ -12,8 +12,8 @@ from tfmini.core import dtypes
 # TensorFlow's DataType enum values (tensorflow/core/framework/types.proto).
 TF_ENUMS = {
     "float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
-    "int64": 9, "bool": 10, "float16": 19, "resource": 20, "variant": 21, "complex64": 8,
-    "complex128": 18, "bfloat16": 14,
+    "int64": 9, "bool": 10, "uint16": 17, "float16": 19, "resource": 20, "variant": 21,
+    "uint32": 22, "uint64": 23, "complex64": 8, "complex128": 18, "bfloat16": 14,
 }
 
 
@@ -84,7 +84,7 @@ def test_as_dtype_of_a_dtype_is_itself():
 
 @pytest.mark.parametrize(
     "value",
-    ["float128", "", "Float32", 99, 0, None, [1], True, np.uint16, 1.5],
+    ["float128", "", "Float32", 99, 0, None, [1], True, np.float128, np.complex256, 1.5],
 )
 def test_as_dtype_rejects_unknown_values(value):
     with pytest.raises(TypeError, match="Cannot convert"):
@@ -213,3 +213,35 @@ def test_type_groups():
     assert set(dtypes.COMPLEX) == {tm.complex64, tm.complex128}
     assert tm.uint8 in dtypes.INTEGER and tm.bool not in dtypes.NUMERIC
     assert len(dtypes.ALL_DTYPES) == len(TF_ENUMS)
+
+
+def test_unsigned_types():
+    for name, np_type in (("uint16", np.uint16), ("uint32", np.uint32), ("uint64", np.uint64)):
+        dt = tm.as_dtype(name)
+        assert dt is getattr(tm, name) and tm.as_dtype(np_type) is dt
+        assert tm.as_dtype("DT_" + name.upper()) is dt
+        assert dt.is_integer and dt.is_unsigned and not dt.is_floating
+        assert (dt.min, dt.max) == (0, int(np.iinfo(np_type).max))
+        assert dtypes.tf_type_name(dt) == name
+    assert not tm.int64.is_unsigned and tm.uint8.is_unsigned
+
+
+def test_unsigned_constants_and_casts():
+    with tm.Graph().as_default():
+        big = tm.constant(np.array([0, 2**64 - 1], np.uint64))
+        to_u32 = tm.cast(tm.constant([3.7, 4294967301.0], tm.float64), tm.uint32)
+        to_u64 = tm.cast(tm.constant([1.5, 2.0**63, 1.8e19], tm.float64), tm.uint64)
+        back = tm.cast(tm.constant(np.array([2**32 - 1], np.uint32)), tm.int64)
+        with tm.Session() as sess:
+            b, a32, a64, bk = sess.run([big, to_u32, to_u64, back])
+    assert big.dtype == tm.uint64 and b.dtype == np.uint64 and b[1] == 2**64 - 1
+    np.testing.assert_array_equal(a32, np.array([3, 5], np.uint32))  # low 32 bits
+    np.testing.assert_array_equal(a64, np.array([1, 2**63, 18000000000000000000], np.uint64))
+    assert bk.tolist() == [2**32 - 1]
+
+
+@pytest.mark.parametrize("spec", [b",", ",", "i4,i4,", "(", object()])
+def test_unreadable_dtype_specs_are_type_errors(spec):
+    # Found by tests/test_fuzz.py: np.dtype(b",") raises SyntaxError.
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tm.as_dtype(spec)

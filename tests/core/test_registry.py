@@ -402,8 +402,13 @@ def test_not_differentiable_is_no_gradient():
     assert tm.NotDifferentiable is tm.no_gradient
 
 
-def test_gradient_for_an_unknown_op():
-    with pytest.raises(tm.errors.NotFoundError):
+def test_gradient_under_a_name_that_is_no_op_type():
+    # As TensorFlow: any name may hold a gradient, for Graph.gradient_override_map; it is not
+    # an op type's gradient, and a name holds one gradient only.
+    tm.RegisterGradient("RegTestNoSuchOp")(_plain)
+    assert registry.named_gradient("RegTestNoSuchOp") is _plain
+    assert registry.lookup("RegTestNoSuchOp") is None
+    with pytest.raises(KeyError, match="Registering two gradient with name 'RegTestNoSuchOp'"):
         tm.RegisterGradient("RegTestNoSuchOp")(_plain)
     with pytest.raises(TypeError):
         tm.RegisterGradient(3)

@@ -16,6 +16,7 @@ from tfmini.core import registry
 from tfmini.core.convert import convert_to_tensor, is_symbolic
 from tfmini.core.dtypes import DType
 from tfmini.core.graph import NAME_PATTERN_TEXT, VALID_OP_NAME_REGEX, Graph, Operation, Output
+from tfmini.core.limits import MAX_OUTPUTS_PER_OP
 from tfmini.core.opdef import OpDef, group_flat, normalize_attr_value
 from tfmini.core.scope import Scope, scope_context
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
@@ -355,7 +356,17 @@ def _build(
         else:
             raise TypeError(f"No argument found for attr {ad.name} for {op_type}")
 
-    # Output dtypes.
+    # Output dtypes, after the count is known to be sane: every output costs graph memory.
+    n_outputs = sum(
+        len(norm[a.type_list_attr]) if a.type_list_attr
+        else norm[a.number_attr] if a.number_attr else 1
+        for a in op_def.outputs
+    )
+    if n_outputs > MAX_OUTPUTS_PER_OP:
+        raise ValueError(
+            f"{op_type} '{op_name}' would have {n_outputs} outputs, more than the limit of "
+            f"{MAX_OUTPUTS_PER_OP} outputs per op (tfmini.core.limits.MAX_OUTPUTS_PER_OP)"
+        )
     out_dtypes: list[DType] = []
     for arg in op_def.outputs:
         if arg.type_list_attr:
@@ -379,7 +390,9 @@ def _build(
         ic = InferenceContext(op_def, op_name, converted, frozen_attrs)
         try:
             shapes = op_def.shape_fn(ic)
-        except (ValueError, TypeError, IndexError) as e:
+        except (ValueError, TypeError, IndexError, OverflowError) as e:
+            # OverflowError: dims or counts past int64 (2**63) reach NumPy or math in a
+            # shape function; that is a bad value, so it surfaces as ValueError too.
             raise ValueError(
                 f"{e} for '{{{{node {op_name}}}}} = {op_type}[]' with input shapes: "
                 f"{_describe_inputs(converted)} (defined at {location})"

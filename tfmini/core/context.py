@@ -39,3 +39,26 @@ def default_session(session: Any):
             if stack[i] is session:
                 del stack[i]
                 break
+
+
+# The runtime registers its Session and RunOptions/RunMetadata classes here, so the layers
+# above the ops (tm.train's MonitoredSession, hooks) make sessions without importing it.
+_runtime_classes: dict[str, Any] = {}
+
+
+def register_runtime_class(name: str, cls: Any) -> None:
+    """Called by the runtime at import: ``Session``, ``RunOptions``, ``RunMetadata``."""
+    _runtime_classes[name] = cls
+
+
+def runtime_class(name: str) -> Any:
+    """The runtime's class ``name``.
+
+    Raises:
+        RuntimeError: the runtime was not imported (``import tfmini`` imports it).
+    """
+    try:
+        return _runtime_classes[name]
+    except KeyError:
+        raise RuntimeError(f"tfmini's runtime is not loaded (no {name!r}); import tfmini "
+                           "first") from None

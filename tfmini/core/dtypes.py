@@ -49,11 +49,12 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
-        return self.name in ("int8", "int16", "int32", "int64", "uint8")
+        return self.name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                             "uint64")
 
     @property
     def is_unsigned(self) -> bool:
-        return self.name == "uint8"
+        return self.name in ("uint8", "uint16", "uint32", "uint64")
 
     @property
     def is_bool(self) -> bool:
@@ -127,6 +128,9 @@ int16 = DType("int16", np.int16, 5)
 int32 = DType("int32", np.int32, 3)
 int64 = DType("int64", np.int64, 9)
 uint8 = DType("uint8", np.uint8, 4)
+uint16 = DType("uint16", np.uint16, 17)
+uint32 = DType("uint32", np.uint32, 22)
+uint64 = DType("uint64", np.uint64, 23)
 bool_ = DType("bool", np.bool_, 10)
 string = DType("string", object, 7)
 resource = DType("resource", object, 20)
@@ -140,8 +144,8 @@ half = float16
 double = float64
 
 ALL_DTYPES: tuple[DType, ...] = (
-    float16, float32, float64, int8, int16, int32, int64, uint8, bool_, string, resource, variant,
-    complex64, complex128, bfloat16,
+    float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_,
+    string, resource, variant, complex64, complex128, bfloat16,
 )
 
 _BY_NAME: dict[str, DType] = {dt.name: dt for dt in ALL_DTYPES}
@@ -189,7 +193,9 @@ def as_dtype(value: Any) -> DType:
         return bool_
     try:
         npd = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):
+        # NumPy parses strings like b',' as dtype specs and raises SyntaxError (found by
+        # tests/test_fuzz.py): any spelling NumPy cannot read is no tfmini type.
         raise TypeError(f"Cannot convert {value!r} to a tfmini DType") from None
     if npd.kind in ("S", "U", "O"):
         return string
@@ -200,6 +206,6 @@ def as_dtype(value: Any) -> DType:
 
 
 FLOATING = (float16, float32, float64)
-INTEGER = (int8, int16, int32, int64, uint8)
+INTEGER = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 NUMERIC = FLOATING + INTEGER
 COMPLEX = (complex64, complex128)

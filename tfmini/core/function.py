@@ -45,6 +45,11 @@ class FuncGraph(Graph):
     outputs: list[Output] = field(factory=list)
     control_outputs: list[Operation] = field(factory=list)
     captures: dict[Output, Output] = field(factory=dict)
+    # Gradient functions: the name scope they were built under (TensorArray gradients find
+    # their ``gradients`` source by it), and whether calling them replays forward ops that
+    # were already run (kernels of per-step resources then tolerate repeated writes/reads).
+    outer_name_scope: str = ""
+    recomputes: bool = False
 
     def add_argument(self, dtype: Any, shape: Any, name: str = "arg") -> Output:
         """Adds an explicit argument (placeholder) and returns it."""

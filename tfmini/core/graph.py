@@ -304,6 +304,9 @@ class Graph:
     # The graph-level random seed (``tm.set_random_seed``); ops derive their seeds from it.
     seed: int | None = None
     _name_log: list = field(factory=list)
+    # Operation -> name of the gradient function that replaces its type's (see
+    # gradient_override_map).
+    _gradient_overrides: dict = field(factory=dict)
 
     # -- naming -------------------------------------------------------------------
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -549,6 +552,34 @@ class Graph:
         """DOT text of the graph, produced through networkx and pydot."""
         return _graph_service("to_dot")(self)
 
+    def gradient_override_map(self, op_type_map: Mapping[str, str]):
+        """Context manager: ops of the mapped types built inside use the gradient function
+        registered (``tm.RegisterGradient``) under the mapped name (TF's
+        ``Graph.gradient_override_map``).
+
+        Example::
+
+            @tm.RegisterGradient("ClipGrad")
+            def _clip_grad(op, dy):
+                return tm.clip_by_value(dy, -1.0, 1.0)
+
+            with g.gradient_override_map({"Identity": "ClipGrad"}):
+                y = tm.identity(x)
+
+        Raises:
+            TypeError: keys or values are not strings.
+        """
+        if not isinstance(op_type_map, Mapping):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        for k, v in op_type_map.items():
+            if not (isinstance(k, str) and isinstance(v, str)):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        return _OverrideContext(self, dict(op_type_map))
+
+    def gradient_override_of(self, op: Operation) -> str | None:
+        """The gradient name ``op`` was built to use under ``gradient_override_map``, or None."""
+        return self._gradient_overrides.get(op)
+
     def as_graph_def(self) -> dict:
         """A plain, JSON-serialisable description; ``tm.import_graph_def`` reads it back."""
         return _graph_service("graph_to_dict")(self)
@@ -557,3 +588,22 @@ class Graph:
         return f"<tm.Graph with {len(self._operations)} ops at {id(self):#x}>"
 
     __hash__ = object.__hash__
+
+
+class _OverrideContext:
+    """The context of ``Graph.gradient_override_map``: marks the ops built inside."""
+
+    def __init__(self, graph: Graph, mapping: dict[str, str]):
+        self._graph = graph
+        self._mapping = mapping
+        self._start = 0
+
+    def __enter__(self) -> None:
+        self._start = len(self._graph._operations)
+
+    def __exit__(self, *exc: Any) -> None:
+        for op in self._graph._operations[self._start:]:
+            name = self._mapping.get(op.type)
+            if name is not None and op not in self._graph._gradient_overrides:
+                self._graph._gradient_overrides[op] = name
+

@@ -367,6 +367,12 @@ def _scalar(attr: AttrDef, t: str, v: Any, op_type: str) -> Any:
     if t == "int":
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
             raise _type_error(op_type, attr, v)
+        if not -(1 << 63) <= int(v) < 1 << 63:
+            # TensorFlow's AttrValue.i is an int64.
+            raise ValueError(
+                f"Attr '{attr.name}' of '{op_type}' Op passed {int(v)}, which does not fit "
+                "in int64."
+            )
         return int(v)
     if t == "float":
         if isinstance(v, (bool, np.bool_)) or not isinstance(
@@ -397,7 +403,12 @@ def _scalar(attr: AttrDef, t: str, v: Any, op_type: str) -> Any:
         except (TypeError, ValueError):
             raise _type_error(op_type, attr, v) from None
     if t == "tensor":
-        return np.asarray(v)
+        try:
+            arr = np.asarray(v)
+            as_dtype(arr.dtype)  # a value tfmini has no tensor type for cannot be an attr
+        except (TypeError, ValueError):
+            raise _type_error(op_type, attr, v) from None
+        return arr
     return v  # func, any
 
 

@@ -338,10 +338,32 @@ class RegisterGradient:
 
     def __call__(self, fn: Callable) -> Callable:
         with _lock:
+            if self._op_type not in _ops:
+                # A name that is no op type: a gradient for Graph.gradient_override_map.
+                if self._op_type in _named_gradients:
+                    raise KeyError(
+                        f"Registering two gradient with name '{self._op_type}'! "
+                        "(Previous registration was in gradient_override_map)"
+                    )
+                _named_gradients[self._op_type] = fn
+                return fn
             op_def = get(self._op_type)
             _check_no_gradient_yet(op_def)
             _replace(evolve(op_def, grad_fn=fn))
         return fn
+
+
+# Gradient functions registered under names that are no op type (gradient_override_map).
+_named_gradients: dict[str, Callable] = {}
+
+
+def named_gradient(name: str) -> Callable | None:
+    """The gradient function registered under ``name``: a named one, else an op type's."""
+    fn = _named_gradients.get(name)
+    if fn is not None:
+        return fn
+    op_def = _ops.get(name)
+    return None if op_def is None else op_def.grad_fn
 
 
 def _check_no_gradient_yet(op_def: OpDef) -> None:
@@ -393,6 +415,7 @@ __all__ = [
     "get",
     "lookup",
     "make_op_def",
+    "named_gradient",
     "no_gradient",
     "register_kernel",
     "register_op",

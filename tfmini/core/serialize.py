@@ -41,6 +41,7 @@ from tfmini.core.graph import (
     Output,
     install_graph_service,
 )
+from tfmini.core.graph_def_validation import validate_graph_def
 from tfmini.core.opdef import AttrDef, OpDef, attr_value_to_json
 from tfmini.core.scope import Scope, current_scope
 from tfmini.core.shapes import TensorShape
@@ -510,13 +511,25 @@ class _Importer:
 
         for s in _data_order(specs, where):
             node_where = f"node '{s.name}' of {where}"
-            attrs = {k: _decode_attr(v, s.op_def.attr(k), function) for k, v in s.attr.items()}
+            attrs = {}
+            for k, v in s.attr.items():
+                try:
+                    attrs[k] = _decode_attr(v, s.op_def.attr(k), function)
+                except (TypeError, ValueError) as e:
+                    if f"node '{s.name}'" in str(e) or "function '" in str(e):
+                        raise
+                    cls = TypeError if isinstance(e, TypeError) else ValueError
+                    raise cls(f"{e} (attr '{k}' of {node_where})") from e
             flat = []
             for src, i in s.data:
                 mapped = input_map.get((src, i))
                 flat.append(mapped if mapped is not None else self._output(ops, src, i, node_where))
             inputs = _group_inputs(s.op_def, attrs, flat, node_where)
-            node_scope = scope.with_device(s.device) if s.device else scope
+            try:
+                node_scope = scope.with_device(s.device) if s.device else scope
+            except (TypeError, ValueError) as e:
+                cls = TypeError if isinstance(e, TypeError) else ValueError
+                raise cls(f"{e} (device of {node_where})") from e
             try:
                 op = build_op(node_scope, s.op_def, inputs, attrs, name=s.name)
             except (TypeError, ValueError) as e:
@@ -606,11 +619,8 @@ def import_graph_def(
         TypeError: attrs or input dtypes that do not fit an op.
     """
     del op_dict  # accepted for TensorFlow compatibility
-    if not isinstance(graph_def, Mapping):
-        raise TypeError(
-            f"graph_def must be a dict as made by Graph.as_graph_def(), got "
-            f"{type(graph_def).__name__}"
-        )
+    # Every node and function is checked before anything is built (bounded, iterative).
+    validate_graph_def(graph_def)
     where = "graph_def"
     # Functions live on the root graph, even when importing into a function being built.
     importer = _Importer(graph_def, root_graph(current_scope().graph))

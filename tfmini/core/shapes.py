@@ -38,6 +38,9 @@ def _convert_dims(value: Any) -> tuple[int | None, ...] | None:
                 dims.append(None)
                 continue
             raise ValueError(f"Dimension {d} must be >= 0")
+        if d >= 1 << 63:
+            # TensorFlow's dims are int64 (tensor_shape.proto); a bigger one cannot exist.
+            raise ValueError(f"Dimension {d} must be less than 2**63 (it is an int64)")
         dims.append(d)
     return tuple(dims)
 

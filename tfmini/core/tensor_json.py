@@ -7,6 +7,7 @@ Lives below both :mod:`tfmini.core.opdef` (attr values) and :mod:`tfmini.core.se
 from __future__ import annotations
 
 import base64
+import binascii
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tfmini.core.dtypes import DType, as_dtype
+from tfmini.core.splat import is_splat, splat, splat_element
 
 NON_FINITE_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
@@ -58,8 +60,11 @@ def _string_to_json(v: Any) -> Any:
 def _string_from_json(v: Any) -> Any:
     if isinstance(v, str):
         return v
-    if isinstance(v, dict) and set(v) == {"bytes"}:
-        return base64.b64decode(v["bytes"], validate=True)
+    if isinstance(v, dict) and set(v) == {"bytes"} and isinstance(v["bytes"], str):
+        try:
+            return base64.b64decode(v["bytes"], validate=True)
+        except (binascii.Error, ValueError) as e:
+            raise ValueError(f"{v!r} is not a string tensor element: bad base64 ({e})") from None
     raise ValueError(f"{v!r} is not a string tensor element (a str or {{'bytes': base64}})")
 
 
@@ -71,7 +76,9 @@ def array_to_json(array: Any) -> dict[str, Any]:
     which reads back to the same bits; NaN and infinities are written as
     ``"nan"``, ``"inf"``, ``"-inf"`` (a NaN's payload is not kept). String
     (object) arrays hold ``str`` elements as strings and ``bytes`` elements as
-    ``{"bytes": <base64>}``.
+    ``{"bytes": <base64>}``. A splat array (:mod:`tfmini.core.splat`: one element stored
+    for many) is written with its shape and that one value, as TensorFlow's TensorProto
+    keeps ``tf.constant(1.0, shape=[10**9])``.
 
     Args:
         array: An ndarray, or anything ``np.asarray`` accepts.
@@ -85,7 +92,7 @@ def array_to_json(array: Any) -> dict[str, Any]:
     """
     arr = np.asarray(array)
     dt = as_dtype(arr.dtype)
-    flat = arr.ravel()
+    flat = splat_element(arr).reshape(1) if is_splat(arr) else arr.ravel()
     if dt.is_object:
         values = [_string_to_json(v) for v in flat.tolist()]
     elif dt.is_complex:  # [real, imag] pairs
@@ -103,20 +110,36 @@ def array_to_json(array: Any) -> dict[str, Any]:
 def array_from_json(data: Mapping[str, Any]) -> np.ndarray:
     """The read-only ndarray described by :func:`array_to_json`'s dict.
 
+    One value for a shape of several elements gives a splat array (TensorFlow's TensorProto
+    convention for a repeated value), stored as that one element.
+
     Raises:
         ValueError: the dict is malformed (missing keys, a value count that
             does not match the shape, a value that does not fit the dtype).
         TypeError: the dtype name is unknown.
     """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"Tensor JSON must be a dict, got {type(data).__name__}")
     try:
         dt: DType = as_dtype(data["dtype"])
-        shape = tuple(int(d) for d in data["shape"])
+        raw_shape = data["shape"]
         values = data["values"]
     except KeyError as e:
-        raise ValueError(f"Tensor JSON is missing the key {e.args[0]!r}: {data!r}") from None
+        raise ValueError(f"Tensor JSON is missing the key {e.args[0]!r}") from None
+    if not isinstance(raw_shape, list) or not all(
+        isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 62 for d in raw_shape
+    ):
+        raise ValueError(
+            f"Tensor JSON 'shape' must be a list of non-negative ints, got {_short(raw_shape)}"
+        )
+    shape = tuple(raw_shape)
     if not isinstance(values, list):
         raise ValueError(f"Tensor JSON 'values' must be a list, got {type(values).__name__}")
     count = math.prod(shape)
+    if count >= 1 << 62:
+        raise ValueError(f"Tensor JSON of shape {list(shape)} has too many elements ({count})")
+    if len(values) == 1 and count > 1:
+        return splat(array_from_json({"dtype": dt.name, "shape": [], "values": values}), shape)
     if len(values) != count:
         raise ValueError(
             f"Tensor JSON of shape {list(shape)} needs {count} values, got {len(values)}"
@@ -151,8 +174,9 @@ def array_from_json(data: Mapping[str, Any]) -> np.ndarray:
     return arr
 
 
-# --------------------------------------------------------------------------------------
-# Graph -> dict
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 __all__ = [

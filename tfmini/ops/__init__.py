@@ -24,6 +24,8 @@ from tfmini.ops.nn import grad as _nn_grad  # noqa: F401,E402
 from tfmini.ops.nn import lrn_top_k_grad as _nn_lrn_top_k_grad  # noqa: F401,E402
 from tfmini.ops.nn import conv_grad as _conv_grad  # noqa: F401,E402
 from tfmini.ops.nn import pooling_grad as _pooling_grad  # noqa: F401,E402
+from tfmini.ops.random import grad as _random_grad  # noqa: F401,E402
+from tfmini.ops.data_flow import grad as _data_flow_grad  # noqa: F401,E402
 
 def __getattr__(name: str):
     if name[:1].isupper():

@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import itertools
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -43,6 +44,7 @@ from tfmini.core.scope import (
 )
 from tfmini.core.shapes import TensorShape, unknown_shape
 from tfmini.ops.array import constant, identity, no_op, stop_gradient
+from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import peek_op_name
 from tfmini.ops.common.kernel_util import invalid_argument
 
@@ -232,7 +234,14 @@ def _if_kernel(ctx, cond, input, *, Tcond, then_branch, else_branch, node):
     taken = to_bool(cond, Tcond)
     branch, attr = (then_branch, "then_branch") if taken else (else_branch, "else_branch")
     _check_signature(node, attr, branch, len(input), len(node.outputs))
-    return ctx.call_function(branch, input)  # a list output: always a sequence
+    return _call(ctx, branch, input)  # a list output: always a sequence
+
+
+def _call(ctx, fn: FuncGraph, args: list) -> list:
+    """Calls ``fn``; a gradient function that replays forward ops says so to the kernels."""
+    if fn.recomputes:
+        return ctx.call_function_recomputing(fn, args)
+    return ctx.call_function(fn, args)
 
 
 register_op(
@@ -289,11 +298,18 @@ def _while_kernel(ctx, input, *, cond, body, node):
     _check_signature(node, "body", body, len(values), len(values))
     session = ctx.run.session
     pred_dtype = cond.outputs[0].dtype
+    # A loop that is differentiated keeps each iteration's values for its WhileGrad in this
+    # step, which then need not run the loop again (see _while_grad_kernel).
+    history = [] if body in _HISTORY_WANTED else None
+    if history is not None:
+        ctx.step_resources[("while_history", id(body))] = (list(input), history)
     try:
         while True:
             (pred,) = ctx.call_function(cond, values)
             if not to_bool(pred, pred_dtype):
                 return values
+            if history is not None:
+                history.append(values)
             values = ctx.call_function(body, values)
             _check_loop_cancelled(ctx, f"while loop '{node.name}' to finish")
     except errors.OpError as e:
@@ -564,6 +580,314 @@ def cond(
 
 
 # ----------------------------------------------------------------------------------------
+# Case, StatelessCase, switch_case, case, Assert
+
+_CASE_ATTRS = [
+    "Tin: list(type) >= 0",
+    "Tout: list(type) >= 0",
+    "branches: list(func) >= 1",
+    "output_shapes: list(shape) = []",
+]
+
+
+def _case_shape(ic) -> list:
+    shape_fns.with_rank(ic.input_shape(0), 0)
+    return _with_output_shapes(ic, [unknown_shape()] * len(ic.attrs["Tout"]))
+
+
+def _case_kernel(ctx, branch_index, input, *, branches, node):
+    """Runs ``branches[branch_index](*input)``; an index out of range runs the last branch."""
+    index = int(np.asarray(branch_index).reshape(()))
+    if index < 0 or index >= len(branches):
+        index = len(branches) - 1  # as TensorFlow's CaseOp: the last branch is the default
+    branch = branches[index]
+    _check_signature(node, f"branches[{index}]", branch, len(input), len(node.outputs))
+    return _call(ctx, branch, input)
+
+
+register_op(
+    "StatelessCase",
+    inputs=["branch_index: int32", "input: Tin"],
+    outputs=["output: Tout"],
+    attrs=_CASE_ATTRS,
+    shape_fn=_case_shape,
+    doc="output = branches[branch_index](input) (the last branch when the index is out of "
+    "range); no side effects.",
+)(_case_kernel)
+
+register_op(
+    "Case",
+    inputs=["branch_index: int32", "input: Tin"],
+    outputs=["output: Tout"],
+    attrs=_CASE_ATTRS,
+    shape_fn=_case_shape,
+    stateful=True,
+    doc="output = branches[branch_index](input) (the last branch when the index is out of "
+    "range); a branch may have side effects.",
+)(_case_kernel)
+
+
+def _format_assert_data(values: list, summarize: int) -> str:
+    # As TensorFlow's Assert kernel: each tensor in brackets, bools as 0/1.
+    parts = []
+    for v in values:
+        arr = np.asarray(v)
+        flat = arr.ravel()
+        if arr.dtype.kind == "b":
+            flat = flat.astype(np.int8)
+        shown = flat[:summarize] if summarize >= 0 else flat
+        text = " ".join(x.decode() if isinstance(x, bytes) else str(x) for x in shown)
+        if summarize >= 0 and flat.size > summarize:
+            text += "..."
+        parts.append(f"[{text}]")
+    return " ".join(parts)
+
+
+@register_op(
+    "Assert",
+    inputs=["condition: bool", "data: T"],
+    outputs=[],
+    attrs=["T: list(type) >= 0", "summarize: int = 3"],
+    shape_fn=lambda ic: (shape_fns.with_rank(ic.input_shape(0), 0), [])[1],
+    stateful=True,
+    doc="Fails with InvalidArgumentError showing `data` when `condition` is false.",
+)
+def _assert_kernel(condition, data, *, summarize):
+    if not bool(np.asarray(condition)):
+        raise invalid_argument(f"assertion failed: {_format_assert_data(list(data), summarize)}")
+
+
+def Assert(condition: Any, data: list, summarize: int | None = None,  # noqa: N802
+           name: str | None = None) -> Operation:
+    """An op failing the run with ``data`` when ``condition`` is false (``tf.debugging.Assert``).
+
+    Args:
+        condition: A boolean scalar.
+        data: Tensors (or literals) shown in the error.
+        summarize: How many entries of each tensor to show (default 3).
+        name: Name of the op (default "Assert").
+
+    Returns:
+        The Assert Operation (use it as a control dependency).
+    """
+    with name_scope(name, "Assert"):
+        values = [convert_to_tensor(d) for d in data]
+        return build_op(current_scope(), "Assert",
+                        [convert_to_tensor(condition), values],
+                        {"summarize": 3 if summarize is None else summarize}, name="Assert")
+
+
+def _stack_bools(predicates: list, name: str) -> Output:
+    packed = build_op(current_scope(), "Pack", [list(predicates)], {"axis": 0}, name=name)
+    return packed.outputs[0]
+
+
+def _assert_at_most_n_true(predicates: list, n: int, msg: str) -> Operation:
+    preds_c = _stack_bools(predicates, "preds_c")
+    as_int = build_op(current_scope(), "Cast", [preds_c], {"DstT": int32}).outputs[0]
+    count = build_op(current_scope(), "Sum", [as_int, np.int32(0)],
+                     name="num_true_conds").outputs[0]
+    limit = constant(n, dtype=int32, name="n_true_conds")
+    ok = build_op(current_scope(), "LessEqual", [count, limit]).outputs[0]
+    names = ", ".join(getattr(p, "name", "?") for p in predicates)
+    return Assert(ok, [f"{msg}: more than {n} conditions ({names}) evaluated as True:",
+                       preds_c], summarize=len(predicates))
+
+
+def _case_args(pred_fn_pairs: Any) -> tuple[list, list]:
+    if not isinstance(pred_fn_pairs, (list, builtins.tuple, Mapping)):
+        raise TypeError("'pred_fn_pairs' must be a list, tuple, or dict. "
+                        f"Received: {type(pred_fn_pairs)}")
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, Mapping) \
+        else list(pred_fn_pairs)
+    for pair in pairs:
+        if not isinstance(pair, builtins.tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'pred_fn_pairs' must be a 2-tuple. Received {pair}.")
+        pred, fn = pair
+        if isinstance(pred, Output):
+            if pred.dtype.name != "bool":
+                raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
+        else:
+            raise TypeError(f"pred must be a Tensor, got: {pred}")
+        if not callable(fn):
+            raise TypeError(f"fn for pred {pred.name} must be callable.")
+    return [p for p, _ in pairs], [f for _, f in pairs]
+
+
+def case(pred_fn_pairs: Any, default: Callable | None = None, exclusive: bool = False,
+         strict: bool = False, name: str = "case") -> Any:
+    """The result of the first function whose predicate is true (``tf.compat.v1.case``).
+
+    Built as TensorFlow builds it: nested conds, the first predicate outermost. Without a
+    ``default`` the last pair is the default, guarded by Asserts that fail the run when no
+    predicate is true. With ``exclusive`` an Assert fails the run when more than one is.
+
+    Args:
+        pred_fn_pairs: A list of (boolean scalar tensor, callable) pairs (or a dict).
+        default: Called when no predicate is true.
+        exclusive: Whether at most one predicate may be true.
+        strict: Passed to cond (no effect, as there).
+        name: Name scope (default "case").
+
+    Returns:
+        The chosen function's result.
+
+    Raises:
+        TypeError: malformed pairs, a non-bool predicate, or a function not callable.
+    """
+    predicates, actions = _case_args(pred_fn_pairs)
+    with name_scope(name, "case"):
+        if default is None:
+            k = len(predicates) - 1
+            predicate, action = predicates[k], actions[k]
+            others, other_actions = predicates[:k], actions[:k]
+            all_predicates = list(predicates)
+
+            def default_action(predicate=predicate, action=action, others=others, k=k):
+                others_msg = (f"Implementation error: selected default action #{k} was "
+                              "called, but some of other predicates are True: ")
+                checks = [
+                    _assert_at_most_n_true(others, 0, others_msg),
+                    Assert(predicate, ["Input error: None of conditions evaluated as True:",
+                                       _stack_bools(all_predicates, "preds_c")]),
+                ]
+                with control_dependencies(checks):
+                    return action()
+
+            default, predicates, actions = default_action, others, other_actions
+        fn = default
+        for predicate, action in reversed(list(zip(predicates, actions))):
+            fn = _partial_cond(predicate, action, fn, strict)
+        if exclusive:
+            with control_dependencies(
+                    [_assert_at_most_n_true(predicates, 1, "Input error: exclusive=True")]):
+                return fn()
+        return fn()
+
+
+def _partial_cond(pred: Output, true_fn: Callable, false_fn: Callable, strict: bool):
+    return lambda: cond(pred, true_fn=true_fn, false_fn=false_fn, strict=strict)
+
+
+def _switch_case_args(branch_fns: Any, default: Callable | None, branch_index: Any) -> list:
+    if not isinstance(branch_index, Output):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, builtins.tuple, Mapping)):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, Mapping) else list(branch_fns)
+    if all(callable(fn) for fn in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, builtins.tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'branch_fns' must be a 2-tuple. Received {pair}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [k for k, _ in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        found = ",".join(map(str, sorted(keys)))
+        raise ValueError(
+            f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
+            f"{{{found}}}"
+        )
+    actions = [fn for _, fn in sorted(pairs, key=lambda p: p[0])]
+    if default is not None:
+        actions.append(default)
+    return actions
+
+
+def switch_case(branch_index: Any, branch_fns: Any, default: Callable | None = None,
+                name: str = "switch_case") -> Any:
+    """``branch_fns[branch_index]()`` as one Case op (``tf.switch_case``).
+
+    Every function is traced into a branch function; at run time only the chosen one runs.
+    An index out of range runs ``default`` (or, without one, the last branch), as
+    TensorFlow's Case kernel does.
+
+    Args:
+        branch_index: An int32 scalar tensor.
+        branch_fns: A list of callables, of (int, callable) pairs, or a dict int -> callable,
+            with keys 0..n-1.
+        default: Called for an index out of range.
+        name: Name scope (default "switch_case"); the op is "<name>/indexed_case".
+
+    Returns:
+        The chosen function's result (the branches' common structure).
+
+    Raises:
+        TypeError: ``branch_index`` not an integer tensor, malformed or uncallable branches,
+            or branches returning different structures or dtypes.
+        ValueError: no branches, or keys not 0..n-1.
+    """
+    actions = _switch_case_args(branch_fns, default, branch_index)
+    with name_scope(name, "switch_case"):
+        return _indexed_case(branch_index, actions)
+
+
+def _indexed_case(branch_index: Output, actions: list) -> Any:
+    scope = current_scope()
+    graph = scope.graph
+    op_name = _peek_name(scope, "indexed_case")
+    fn_prefix = op_name.replace("/", "_")
+    built = [_build_branch(f"{fn_prefix}_branch{b}_{next(_uids)}", fn, graph)
+             for b, fn in enumerate(actions)]
+    graphs = [b[0] for b in built]
+    first_out, first_leaves = built[0][1], built[0][2]
+    shapes: list = []
+    for j, (_, out, leaves) in enumerate(built[1:], start=1):
+        try:
+            _assert_same_structure(first_out, out)
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"branches[0] and branches[{j}] arguments to tf.switch_case must have the same "
+                "number, type, and overall structure of return values.\n\n"
+                f"branches[0] output: {first_out!r}\nbranches[{j}] output: {out!r}\n\n"
+                f"Error details:\n{e}"
+            ) from None
+        for a, b in zip(first_leaves, leaves):
+            if isinstance(a, Output) and isinstance(b, Output) and a.dtype != b.dtype:
+                raise TypeError(
+                    f"branches[0] and branches[{j}] arguments to tf.switch_case must have the "
+                    f"same number, type, and overall structure of return values: {a!r} and "
+                    f"{b!r} have different types"
+                )
+    outs = [o for o in first_leaves if isinstance(o, Output)]
+    for k, o in enumerate(outs):
+        shape = o.shape
+        for fg in graphs[1:]:
+            shape = _most_specific_compatible_shape(shape, fg.outputs[k].shape)
+        shapes.append(shape)
+    _align_captures(graphs, 0)
+    inputs = graphs[0].outer_values()
+    _register(graph, *graphs)
+    with name_scope(op_name + "/"):
+        index = convert_to_tensor(branch_index, name="branch_index")
+    op = build_op(
+        scope,
+        "Case" if _is_stateful(graphs) else "StatelessCase",
+        [index, inputs],
+        {"Tout": [o.dtype for o in graphs[0].outputs], "branches": graphs,
+         "output_shapes": shapes},
+        name="indexed_case",
+    )
+    with name_scope(op.name + "/"):
+        outputs = iter([identity(o) for o in op.outputs])
+    results = []
+    for leaf in first_leaves:
+        if isinstance(leaf, Output):
+            results.append(next(outputs))
+        else:
+            results.append(op if isinstance(leaf, Operation) else None)
+    return _pack_as(first_out, results)
+
+
+# ----------------------------------------------------------------------------------------
 # while_loop
 
 
@@ -589,10 +913,24 @@ def _shape_invariants(loop_vars: Any, flat_vars: list[Output], invariants: Any) 
     return result
 
 
+def _is_tensor_array(x: Any) -> bool:
+    # A TensorArray (tfmini/ops/data_flow/tensor_array.py, a family this module must not
+    # import) travels through a loop as its flow scalar, the handle staying outside.
+    return hasattr(x, "_with_flow") and hasattr(x, "flow")
+
+
+def _to_loop_values(flat: list) -> list:
+    return [v.flow if _is_tensor_array(v) else v for v in flat]
+
+
+def _from_loop_values(templates: list, values: list) -> list:
+    return [t._with_flow(v) if _is_tensor_array(t) else v for t, v in zip(templates, values)]
+
+
 def _call_with_loop_vars(fn: Callable, loop_vars: Any, args: list) -> Any:
     # As TensorFlow: a list or tuple of loop variables is spread over the parameters; a single
     # tensor or a dict is passed as one argument.
-    packed = _pack_as(loop_vars, args)
+    packed = _pack_as(loop_vars, _from_loop_values(_flatten(loop_vars), args))
     if isinstance(loop_vars, (list, builtins.tuple)):
         return fn(*packed)
     return fn(packed)
@@ -656,7 +994,7 @@ def while_loop(
 
     scope = current_scope()
     graph = scope.graph
-    flat_vars = [convert_to_tensor(v) for v in _flatten(loop_vars)]
+    flat_vars = [convert_to_tensor(v) for v in _to_loop_values(_flatten(loop_vars))]
     invariants = _shape_invariants(loop_vars, flat_vars, shape_invariants)
     base = name or "while"
     op_name = _peek_name(scope, base)
@@ -697,7 +1035,7 @@ def while_loop(
             result = [result]
         _assert_same_structure(result, loop_vars, check_types=False)
         new_vars = []
-        for value, var, shape in zip(_flatten(result), flat_vars, invariants):
+        for value, var, shape in zip(_to_loop_values(_flatten(result)), flat_vars, invariants):
             out = _to_inner(body_graph, value, dtype_hint=var.dtype)
             if out.dtype != var.dtype:
                 raise TypeError(
@@ -744,7 +1082,7 @@ def while_loop(
     results = outputs[first:num_args]
     if not back_prop:
         results = [stop_gradient(o) for o in results]
-    packed = _pack_as(loop_vars, results)
+    packed = _pack_as(loop_vars, _from_loop_values(_flatten(loop_vars), results))
     if return_same_structure:
         return packed
     flat = _flatten(packed)
@@ -856,6 +1194,15 @@ def tuple(  # noqa: A001  (TensorFlow's name; this module uses builtins.tuple)
 # ----------------------------------------------------------------------------------------
 # WhileGrad: tfmini's gradient op for While (built by tfmini/control_flow_grad.py)
 
+# The body functions of loops that have a gradient: their While keeps its iterations.
+_HISTORY_WANTED: weakref.WeakSet = weakref.WeakSet()
+
+
+def keep_iterations(body: FuncGraph) -> None:
+    """Makes the While calling ``body`` keep its iterations for its WhileGrad in each step."""
+    _HISTORY_WANTED.add(body)
+
+
 
 def _while_grad_shape(ic) -> list:
     shapes = ic.attrs["output_shapes"]
@@ -884,19 +1231,32 @@ def _while_grad_kernel(ctx, input, grad, *, cond, body, body_grad, node):
     """Returns the gradients of the While's differentiable inputs (see the op's doc)."""
     values = list(input)
     pred_dtype = cond.outputs[0].dtype
-    history = []
-    while True:
-        (pred,) = ctx.call_function(cond, values)
+    recorded = ctx.step_resources.get(("while_history", id(body)))
+    if recorded is not None and len(recorded[0]) == len(values) and all(
+            a is b for a, b in zip(recorded[0], values)):
+        # The forward loop ran in this step on these very inputs: use its iterations.
+        history = list(recorded[1])
+        values = None
+    else:
+        history = []
+    while values is not None:
+        (pred,) = ctx.call_function_recomputing(cond, values)
         if not to_bool(pred, pred_dtype):
             break
         history.append(values)
-        values = ctx.call_function(body, values)
+        # A replay of the forward loop: per-step resources it wrote hold their values.
+        values = ctx.call_function_recomputing(body, values)
         _check_loop_cancelled(ctx, f"while loop gradient '{node.name}' to finish")
     grads = list(grad)
     while history:
-        grads = ctx.call_function(body_grad, history.pop() + grads)
+        grads = _call(ctx, body_grad, history.pop() + grads)
         _check_loop_cancelled(ctx, f"while loop gradient '{node.name}' to finish")
     return grads
 
 
-__all__ = ["cond", "group", "tuple", "while_loop"]
+# Family-internal helpers other families and the gradients layer use (imported by name).
+flatten_structure = _flatten
+pack_structure = _pack_as
+assert_same_structure = _assert_same_structure
+
+__all__ = ["Assert", "case", "cond", "group", "switch_case", "tuple", "while_loop"]

@@ -29,9 +29,17 @@ class RunState:
         options: The RunOptions of this run (or None).
         deadline: ``time.monotonic()`` value after which blocking steps give up, or None.
         step_id: A process-unique number for this run.
+        step_resources: Resources that live for this run only (TensorFlow's per-step
+            container: TensorArrays), keyed by name; dropped with the RunState.
+        recomputing: How many gradient recomputations (a WhileGrad replaying its loop, a
+            gradient function re-running forward ops) are in progress; kernels of per-step
+            resources tolerate replayed writes and reads while it is nonzero.
     """
 
-    __slots__ = ("session", "options", "deadline", "step_id", "_undo", "cancelled")
+    __slots__ = (
+        "session", "options", "deadline", "step_id", "_undo", "cancelled", "closed_inside",
+        "step_resources", "recomputing",
+    )
 
     def __init__(self, session: Any, options: Any, deadline: float | None):
         self.session = session
@@ -41,6 +49,10 @@ class RunState:
         # Always a list: blocking steps' threads append to it too (list.append is atomic).
         self._undo: list[Callable[[], None]] = []
         self.cancelled = False
+        # Set when a kernel of this run closed the session: the run then ends cancelled.
+        self.closed_inside = False
+        self.step_resources: dict[str, Any] = {}
+        self.recomputing = 0
 
     def cancel(self) -> None:
         """Makes this run's waiting steps give up (another step of the run failed)."""
@@ -87,6 +99,24 @@ class KernelContext:
         variables, accumulators and tables as they were.
         """
         self.run.on_failure(undo)
+
+    @property
+    def step_resources(self) -> dict[str, Any]:
+        """This run's per-step resources (see ``RunState.step_resources``)."""
+        return self.run.step_resources
+
+    @property
+    def recomputing(self) -> bool:
+        """True while a gradient replays forward computation (see ``RunState.recomputing``)."""
+        return self.run.recomputing > 0
+
+    def call_function_recomputing(self, function: Any, args: Sequence[Any]) -> list:
+        """``call_function`` for a replay of forward work by a gradient (see ``recomputing``)."""
+        self.run.recomputing += 1
+        try:
+            return self.call_function(function, args)
+        finally:
+            self.run.recomputing -= 1
 
     def resource_manager_for(self, device_type: str) -> Any:
         """The resource manager of another device of this session."""

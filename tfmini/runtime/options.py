@@ -29,13 +29,21 @@ class RunOptions:
 
 @define
 class NodeExecStats:
-    """Timing of one executed op (TensorFlow's NodeExecStats, simplified)."""
+    """Timing of one executed op (TensorFlow's NodeExecStats, simplified).
+
+    ``all_start_micros`` is wall-clock time (microseconds since the epoch), as in TensorFlow;
+    ``output_bytes`` the size of each output's data; ``thread_id`` the thread that ran it.
+    """
 
     node_name: str
     op_type: str
     all_start_micros: int
     all_end_rel_micros: int
     output_shapes: list = field(factory=list)
+    output_bytes: list = field(factory=list)
+    output_dtypes: list = field(factory=list)
+    thread_id: int = 0
+    timeline_label: str = ""
 
 
 @define
@@ -68,7 +76,9 @@ class ConfigProto:
     """Session configuration (``tf.compat.v1.ConfigProto``).
 
     ``operation_timeout_in_ms`` is the default deadline of blocking steps
-    (0 = wait forever). The threading fields are accepted for compatibility.
+    (0 = wait forever). ``plan_cache_size`` (a tfmini field, not TensorFlow's) bounds how
+    many run signatures keep their compiled plan (0 = the default, 1024; see
+    ``Session``). The threading fields are accepted for compatibility.
     """
 
     operation_timeout_in_ms: int = 0
@@ -78,3 +88,4 @@ class ConfigProto:
     log_device_placement: bool = False
     device_count: dict = field(factory=dict)
     gpu_options: GPUOptions = field(factory=GPUOptions)
+    plan_cache_size: int = 0

@@ -11,7 +11,10 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+import warnings
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +36,15 @@ from tfmini.runtime.plan import Plan
 from tfmini.runtime.resources import ResourceManager
 
 CLOSE_WAIT_SECONDS = 10.0
+
+# Plans a session keeps for run signatures it has seen (least recently used go first); each
+# costs a few kilobytes (steps, generated code, its linecache entry). ConfigProto's
+# plan_cache_size or Session(plan_cache_size=) changes it.
+DEFAULT_PLAN_CACHE_SIZE = 1024
+
+# The runs each thread is executing right now (innermost last), so that close() called from
+# inside a kernel knows not to wait for the run that called it.
+_running = threading.local()
 
 
 class Device:
@@ -69,11 +81,18 @@ def _feed_value(output: Output, value: Any) -> Any:
                     f"larger type (e.g. int64)."
                 )
         try:
-            arr = np.asarray(value, dtype=dt.np_dtype)
+            # Lossy casts stay allowed, as in TF1 (which feeds np.asarray(value, dtype)), but
+            # are never silent: NumPy's warnings (NaN or inf to int, float overflow, complex to
+            # real) are raised here even when the caller is inside a run's errstate (a nested
+            # run from a kernel), and integer wrap-around, which NumPy does not report, is.
+            with np.errstate(all="warn"):
+                arr = np.asarray(value, dtype=dt.np_dtype)
         except (TypeError, ValueError, OverflowError) as e:
             raise TypeError(
-                f"Cannot feed value {value!r} to Tensor '{output.name}' of dtype {dt.name}: {e}"
+                f"Cannot feed value {_short_repr(value)} to Tensor '{output.name}' of dtype "
+                f"{dt.name}: {e}"
             ) from None
+        _warn_if_wrapped(value, arr, output)
     shape = output.shape
     dims = shape.dims
     if dims is not None:
@@ -86,6 +105,37 @@ def _feed_value(output: Output, value: Any) -> Any:
                 f"{str(shape)!r}"
             )
     return arr
+
+
+class FeedConversionWarning(RuntimeWarning):
+    """A fed value changed when converted to the tensor's dtype (an integer wrapped around)."""
+
+
+def _warn_if_wrapped(value: Any, arr: np.ndarray, output: Output) -> None:
+    """Warns when integer feeds wrapped around in the cast to a narrower integer type."""
+    src = value if isinstance(value, np.ndarray) else None
+    if src is None or src.dtype == arr.dtype or src.dtype.kind not in "iu" or (
+        arr.dtype.kind not in "iu"
+    ) or not src.size:
+        return
+    info = np.iinfo(arr.dtype)
+    lo, hi = src.min(), src.max()
+    if lo < info.min or hi > info.max:
+        warnings.warn(
+            f"Feeding {src.dtype} values in [{lo}, {hi}] to Tensor '{output.name}' of dtype "
+            f"{arr.dtype} wraps around (as TensorFlow 1 does); feed {arr.dtype} values or "
+            "use a wider tensor type",
+            FeedConversionWarning,
+            stacklevel=4,
+        )
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _unshare_feeds(values: tuple, feed_values: list) -> tuple:
@@ -135,13 +185,24 @@ def _finish(value: Any) -> Any:
     return value
 
 
+def _itemsize(dtype: Any) -> int:
+    """Bytes per element of ``dtype`` (0 for strings, resources and variants)."""
+    return 0 if dtype.is_object else np.dtype(dtype.as_numpy_dtype).itemsize
+
+
 class Session:
     """Runs graphs (``tf.compat.v1.Session``).
 
     Args:
         target: Accepted for TensorFlow compatibility; must be "" (in-process).
         graph: The graph to run; default: the current default graph.
-        config: A ConfigProto (``operation_timeout_in_ms`` is honoured).
+        config: A ConfigProto (``operation_timeout_in_ms`` and ``plan_cache_size`` are
+            honoured).
+        plan_cache_size: How many run signatures (fetches, feeds, targets) keep their
+            compiled plan; the least recently used plan is dropped beyond it (and rebuilt if
+            that signature runs again). Plans of ``make_callable`` handles are pinned while
+            the handle lives and do not count. Default: ``config.plan_cache_size``, else
+            ``DEFAULT_PLAN_CACHE_SIZE`` (1024). See docs/reliability.md.
 
     Example::
 
@@ -151,7 +212,8 @@ class Session:
     """
 
     def __init__(
-        self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None
+        self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None,
+        plan_cache_size: int | None = None,
     ):
         if target not in ("", None):
             raise errors.UnimplementedError(
@@ -163,7 +225,20 @@ class Session:
         self._config = config if config is not None else ConfigProto()
         self._devices: dict[str, Device] = {"CPU": Device("CPU")}
         self._devices_lock = threading.Lock()
-        self._plans: dict[tuple, Plan] = {}
+        if plan_cache_size is None:
+            plan_cache_size = getattr(self._config, "plan_cache_size", 0) or (
+                DEFAULT_PLAN_CACHE_SIZE
+            )
+        if (
+            isinstance(plan_cache_size, bool) or not isinstance(plan_cache_size, int)
+            or plan_cache_size < 1
+        ):
+            raise ValueError(f"plan_cache_size must be a positive int, got {plan_cache_size!r}")
+        self._plan_cache_size = plan_cache_size
+        # Insertion order is recency order: a hit moves its key to the end.
+        self._plans: OrderedDict[tuple, Plan] = OrderedDict()
+        # Plans pinned by make_callable handles: key -> (plan, number of live handles).
+        self._pinned: dict[tuple, list] = {}
         self._function_plans: dict[Any, Plan] = {}
         self._plan_lock = threading.Lock()
         self._closed = False
@@ -252,6 +327,14 @@ class Session:
         return build([_finish(v) for v in values])
 
     def _resolve_feeds(self, feed_dict: dict | None) -> tuple[tuple, list]:
+        if feed_dict is None:
+            return (), []
+        if not isinstance(feed_dict, Mapping):
+            # TensorFlow's session.py: FlattenDictItems refuses anything but a mapping.
+            raise TypeError(
+                f"feed_dict must be a dictionary or collections.abc.Mapping, instead of "
+                f"'{type(feed_dict).__name__}'."
+            )
         if not feed_dict:
             return (), []
         graph = self._graph
@@ -297,14 +380,45 @@ class Session:
 
     def _plan(self, outputs: Sequence[Output], feeds: tuple, targets: Sequence[Operation]) -> Plan:
         key = (tuple(outputs), feeds, tuple(targets))
-        plan = self._plans.get(key)
-        if plan is None:
-            with self._plan_lock:
-                plan = self._plans.get(key)
-                if plan is None:
-                    plan = Plan(outputs, feeds, targets)
-                    self._plans[key] = plan
+        plans = self._plans
+        plan = plans.get(key)
+        if plan is not None:
+            try:
+                plans.move_to_end(key)  # recently used; atomic under the GIL
+            except KeyError:
+                pass  # evicted by another thread just now: this run still has its plan
+            return plan
+        with self._plan_lock:
+            plan = plans.get(key)
+            if plan is None:
+                pinned = self._pinned.get(key)
+                plan = pinned[0] if pinned is not None else Plan(outputs, feeds, targets)
+                plans[key] = plan
+                while len(plans) > self._plan_cache_size:
+                    # Dropping the plan frees its code and linecache entry (codegen).
+                    plans.popitem(last=False)
         return plan
+
+    @property
+    def plan_cache_size(self) -> int:
+        """How many run signatures keep their plan (see the class doc)."""
+        return self._plan_cache_size
+
+    def _pin_plan(self, key: tuple, plan: Plan) -> None:
+        with self._plan_lock:
+            entry = self._pinned.get(key)
+            if entry is None:
+                self._pinned[key] = [plan, 1]
+            else:
+                entry[1] += 1
+
+    def _unpin_plan(self, key: tuple) -> None:
+        with self._plan_lock:
+            entry = self._pinned.get(key)
+            if entry is not None:
+                entry[1] -= 1
+                if entry[1] <= 0:
+                    del self._pinned[key]
 
     def plan_source(self, fetches: Any, feed_dict: Any = None) -> str:
         """The generated Python that ``run(fetches, feed_dict)`` executes, for reading.
@@ -369,6 +483,10 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         ctxs = self._contexts(plan, run)
         tracing = options is not None and options.trace_level > 0 and run_metadata is not None
+        stack = getattr(_running, "runs", None)
+        if stack is None:
+            stack = _running.runs = []
+        stack.append(run)
         try:
             # TensorFlow computes inf/nan silently; NumPy would warn. One errstate per run
             # (about 1 us) lets every kernel stay a bare ufunc call.
@@ -379,27 +497,50 @@ class Session:
                     self._record_stats(run_metadata, stats)
                 else:
                     values = plan.run(ctxs, feed_values)
-        except BaseException:
+            if run.closed_inside:
+                raise errors.CancelledError(
+                    None, None, "Session.close() was called during this run (from one of its "
+                    "kernels); the run's results are discarded"
+                )
+        except BaseException as e:
             run.rollback()
+            if run.closed_inside and not isinstance(e, errors.CancelledError):
+                raise errors.CancelledError(
+                    None, None, f"Session.close() was called during this run (from one of its "
+                    f"kernels); the run then failed: {_safe_str(e)}"
+                ) from e
             raise
         finally:
+            stack.pop()
             self._inflight.discard(run)
         return values
 
     @staticmethod
     def _record_stats(run_metadata: RunMetadata, stats: list) -> None:
+        # perf_counter times become wall-clock microseconds, as TensorFlow records them.
+        offset = time.time() - time.perf_counter()
+        thread_id = threading.get_native_id()
         by_device: dict[str, DeviceStepStats] = {}
         for step, device, start, end, shapes in stats:
             dev = by_device.get(device)
             if dev is None:
                 dev = by_device[device] = DeviceStepStats(device=device)
+            op = step.op
+            dtypes = [o.dtype.name for o in op.outputs]
+            sizes = [int(np.prod(s, dtype=np.int64)) * _itemsize(o.dtype)
+                     for s, o in zip(shapes, op.outputs, strict=False)]
+            inputs = ", ".join(t.op.name for t in op.inputs)
             dev.node_stats.append(
                 NodeExecStats(
-                    node_name=step.op.name,
-                    op_type=step.op.type,
-                    all_start_micros=int(start * 1e6),
+                    node_name=op.name,
+                    op_type=op.type,
+                    all_start_micros=int((start + offset) * 1e6),
                     all_end_rel_micros=max(int((end - start) * 1e6), 0),
                     output_shapes=[list(s) for s in shapes],
+                    output_bytes=sizes,
+                    output_dtypes=dtypes,
+                    thread_id=thread_id,
+                    timeline_label=f"{op.name} = {op.type}({inputs})",
                 )
             )
         run_metadata.step_stats.dev_stats.extend(by_device.values())
@@ -425,6 +566,10 @@ class Session:
         mapper = FetchMapper(self._graph, fetches)
         feeds = tuple(self._resolve_feed_key(k) for k in (feed_list or ()))
         plan = self._plan(mapper.outputs, feeds, mapper.targets)
+        key = (tuple(mapper.outputs), feeds, tuple(mapper.targets))
+        # The handle pins its plan: the LRU bound of the cache never drops it while the
+        # handle lives (the handle holds the plan anyway; pinning lets run() share it).
+        self._pin_plan(key, plan)
         build = mapper.build
 
         def call(*feed_values, options=None, run_metadata=None):
@@ -438,6 +583,7 @@ class Session:
                 values = _unshare_feeds(values, vals)
             return build([_finish(v) for v in values])
 
+        weakref.finalize(call, _unpin, weakref.ref(self), key)
         return call
 
     # -- blocking steps ------------------------------------------------------------------
@@ -470,18 +616,27 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        # close() called from a kernel of a run of this session (on this thread): that run
+        # cannot end while close() waits for it, so it is not waited for; it ends with
+        # CancelledError instead of returning values from a closed session.
+        own = [r for r in getattr(_running, "runs", ()) if r.session is self]
+        for r in own:
+            r.closed_inside = True
         self._wake_waiters()  # blocked steps see the closed session and are cancelled
         for fn in list(self._close_callbacks):
             fn()
         # As TensorFlow: runs in flight end (a blocked one with CancelledError) before the
-        # resources go. A run that never ends (a kernel ignoring cancellation, or close()
-        # called from inside a kernel) is not waited for past CLOSE_WAIT_SECONDS.
+        # resources go. A run that never ends (a kernel ignoring cancellation) is not waited
+        # for past CLOSE_WAIT_SECONDS.
         give_up = time.monotonic() + CLOSE_WAIT_SECONDS
-        while self._inflight and time.monotonic() < give_up:
+        while (
+            any(r not in own for r in list(self._inflight)) and time.monotonic() < give_up
+        ):
             time.sleep(0.001)
         for dev in self._devices.values():
             dev.resource_manager.clear()
         self._plans.clear()
+        self._pinned.clear()
         self._function_plans.clear()
 
     @property
@@ -516,6 +671,19 @@ def _none(values):
     return None
 
 
+def _unpin(session_ref: Any, key: tuple) -> None:
+    session = session_ref()
+    if session is not None:
+        session._unpin_plan(key)
+
+
+def _safe_str(e: BaseException) -> str:
+    try:
+        return f"{type(e).__name__}: {e}"
+    except Exception:  # an exception whose __str__ fails still has a type
+        return f"{type(e).__name__} (its message could not be formatted)"
+
+
 class InteractiveSession(Session):
     """A Session that installs itself as the default session on construction."""
 
@@ -539,3 +707,8 @@ def get_default_session():
     """The default session of this thread (``tm.get_default_session()``)."""
     return context.get_default_session()
 
+
+
+context.register_runtime_class("Session", Session)
+context.register_runtime_class("RunOptions", RunOptions)
+context.register_runtime_class("RunMetadata", RunMetadata)

@@ -193,6 +193,22 @@ def _describe_value(v: Any) -> str:
     return type(v).__name__
 
 
+def _message_of(e: BaseException) -> str:
+    """``"Type: text"`` for an exception; an exception whose ``__str__`` itself fails must
+    not hide the failure behind a new one, so its type (and repr, if that works) stands in."""
+    try:
+        return f"{type(e).__name__}: {e}"
+    except Exception as inner:
+        try:
+            shown = object.__repr__(e)
+        except Exception:
+            shown = type(e).__name__
+        return (
+            f"{type(e).__name__} (its message could not be formatted: "
+            f"{type(inner).__name__}) {shown}"
+        )
+
+
 def wrap_kernel_error(e: Exception, step: Step, inputs: Sequence[Any]) -> errors.OpError:
     """The ``tm.errors`` exception for a kernel failure: class by cause, message naming the op.
 
@@ -207,7 +223,7 @@ def wrap_kernel_error(e: Exception, step: Step, inputs: Sequence[Any]) -> errors
         if isinstance(e, py_types):
             cls = type(e) if tf_cls is None else tf_cls
             break
-    message = e.message if isinstance(e, errors.OpError) else f"{type(e).__name__}: {e}"
+    message = e.message if isinstance(e, errors.OpError) else _message_of(e)
     names = []
     i = 0
     for arg, g in zip(op.op_def.inputs, input_groups(op)):

@@ -7,19 +7,36 @@
 (``exponential_decay``...); ``ExponentialMovingAverage`` and ``assign_moving_average``;
 ``DropStaleGradientOptimizer`` (also ``tm.contrib.opt``); the global step functions;
 checkpoints (``Saver``, the ``checkpoint`` state file, ``load_checkpoint`` and friends,
-``docs/checkpoints.md``) and MetaGraphDef export/import; and, as in TensorFlow,
+``docs/checkpoints.md``) and MetaGraphDef export/import; monitored sessions, hooks and the
+Supervisor (``docs/summaries.md``); and, as in TensorFlow,
 ``global_variables``/``trainable_variables``. This package sits above ``tfmini.gradients``
 and builds only with the ops layer: it never imports the runtime.
 """
 
 from __future__ import annotations
 
+from tfmini.ops import io as _io
 from tfmini.ops.io import write_graph
 from tfmini.ops.variables import global_variables, trainable_variables
 from tfmini.train.adadelta import AdadeltaOptimizer
 from tfmini.train.adagrad import AdagradOptimizer
 from tfmini.train.adagrad_da import AdagradDAOptimizer
 from tfmini.train.adam import AdamOptimizer
+from tfmini.train.basic_session_run_hooks import (
+    CheckpointSaverHook,
+    CheckpointSaverListener,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    ProfilerHook,
+    SecondOrStepTimer,
+    StepCounterHook,
+    StopAtStepHook,
+    SummarySaverHook,
+)
 from tfmini.train.checkpoint_management import (
     checkpoint_exists,
     get_checkpoint_mtimes,
@@ -51,12 +68,32 @@ from tfmini.train.learning_rate_decay import (
 )
 from tfmini.train.meta_graph import export_meta_graph
 from tfmini.train.momentum import MomentumOptimizer
+from tfmini.train.monitored_session import (
+    ChiefSessionCreator,
+    MonitoredSession,
+    MonitoredTrainingSession,
+    Scaffold,
+    SessionCreator,
+    SessionManager,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
+)
 from tfmini.train.moving_averages import ExponentialMovingAverage, assign_moving_average
 from tfmini.train.optimizer import Optimizer
 from tfmini.train.proximal import ProximalAdagradOptimizer, ProximalGradientDescentOptimizer
 from tfmini.train.rmsprop import RMSPropOptimizer
 from tfmini.train.saver import Saver, import_meta_graph
-from tfmini.train.training_util import (
+from tfmini.train.session_run_hook import (
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+)
+from tfmini.train.summary_io import FileWriterCache as SummaryWriterCache
+from tfmini.train.supervisor import Supervisor
+
+summary_iterator = _io.events.summary_iterator
+from tfmini.train.training_util import (  # noqa: E402
     assert_global_step,
     create_global_step,
     get_global_step,
@@ -67,6 +104,34 @@ from tfmini.train.training_util import (
 __all__ = [
     "AdadeltaOptimizer",
     "AdagradDAOptimizer",
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "ChiefSessionCreator",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
+    "MonitoredSession",
+    "MonitoredTrainingSession",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "ProfilerHook",
+    "Scaffold",
+    "SecondOrStepTimer",
+    "SessionCreator",
+    "SessionManager",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "SingularMonitoredSession",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "SummaryWriterCache",
+    "Supervisor",
+    "WorkerSessionCreator",
+    "summary_iterator",
     "AdagradOptimizer",
     "AdamOptimizer",
     "DropStaleGradientOptimizer",

@@ -70,6 +70,17 @@ def test_logf_port_equals_the_c_library():
 
 
 @_needs_libm
+def test_fast_expf_equals_the_c_library():
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-110, 90, 300_000), rng.standard_normal(300_000),
+                        [0.0, -0.0, 88.72284, 88.7229, -87.33655, -103.97, -104.0, np.inf,
+                         -np.inf, np.nan]]).astype(np.float32)
+    with np.errstate(over="ignore"):
+        want = libm.c_expf(x)
+    np.testing.assert_array_equal(libm.expf(x).view(np.uint32), want.view(np.uint32))
+
+
+@_needs_libm
 def test_sincosf_port_equals_the_c_library():
     _, v = _box_muller_inputs(200_000, 2)
     extra = np.array([0.0, 1e-5, 2.0**-12, 0.7853982, 1.5707964, 3.1415927, 6.2831850, 119.0],
@@ -440,3 +451,122 @@ def test_double_sin_cos_and_log_equal_the_c_library():
     np.testing.assert_array_equal(s, [math.sin(t) for t in v])
     np.testing.assert_array_equal(c, [math.cos(t) for t in v])
     np.testing.assert_array_equal(libm.log(u), [math.log(t) for t in u])
+
+
+# -- the stateless V2 ops and the variable-cost samplers: errors and state ------------------
+
+
+@pytest.mark.parametrize("key, counter, alg, message", [
+    ([1, 2], [0, 0], 1, r"key must have shape \[1\], not \[2\]\. \(Note that batched keys"),
+    ([1], [0], 1, r"counter must be a vector with length at least 2; got shape: \[1\]"),
+    ([1], [0, 0], 2, r"Unsupported algorithm id: 2"),
+    ([1], [0, 0], 0, r"Unsupported algorithm id: 0"),
+])
+def test_stateless_v2_bad_inputs(key, counter, alg, message):
+    def build():
+        k = tm.placeholder(tm.uint64, [None])
+        c = tm.placeholder(tm.uint64, [None])
+        a = tm.placeholder(tm.int32, [])
+        out = tm.raw_ops.StatelessRandomNormalV2(shape=[3], key=k, counter=c, alg=a, name="v2")
+        return out, {k: np.array(key, np.uint64), c: np.array(counter, np.uint64), a: alg}
+
+    with pytest.raises(tm.errors.InvalidArgumentError, match=r"StatelessRandomNormalV2 'v2'.*"
+                       + message):
+        _run_error(build)
+
+
+def test_stateless_v2_equals_v1_through_get_key_counter():
+    seed = np.array([-5, 2**35], np.int64)
+
+    def build():
+        key, counter = tm.raw_ops.StatelessRandomGetKeyCounter(seed=seed)
+        return [tm.raw_ops.StatelessTruncatedNormalV2(shape=[4, 5], key=key, counter=counter,
+                                                      alg=3, dtype=tm.float64),
+                tm.raw_ops.StatelessTruncatedNormal(shape=[4, 5], seed=seed, dtype=tm.float64)]
+
+    v2, v1 = _run(build)[0]
+    np.testing.assert_array_equal(v2, v1)
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: tm.raw_ops.Multinomial(logits=np.zeros((2, 0), np.float32), num_samples=0),
+     r"num_classes should be positive, got 0"),
+    (lambda: tm.raw_ops.Multinomial(logits=tm.placeholder_with_default(
+        np.zeros((2, 3), np.float32), [2, 3]), num_samples=tm.placeholder_with_default(-1, [])),
+     r"num_samples should be non-negative, got -1"),
+    (lambda: tm.raw_ops.StatelessMultinomial(logits=np.zeros((1, 3), np.float32), num_samples=2,
+                                             seed=tm.placeholder_with_default(
+                                                 np.array([1, 2, 3], np.int64), [None])),
+     r"seed must have shape \[2\], not \[3\]"),
+    (lambda: tm.raw_ops.RandomGamma(shape=[2], alpha=np.zeros([0], np.float32)),
+     r"Input alpha should have non-zero element count, got: 0"),
+    (lambda: tm.raw_ops.ParameterizedTruncatedNormal(
+        shape=[2, 3], means=np.zeros(2, np.float32), stdevs=np.float32(1),
+        minvals=np.float32(1), maxvals=np.float32(1)), r"Invalid parameters"),
+    (lambda: tm.raw_ops.StatelessRandomGammaV2(
+        shape=tm.placeholder_with_default(np.array([3], np.int32), [None]),
+        seed=np.array([1, 2], np.int64), alpha=np.array([0.5, 2.0], np.float32)),
+     r"Shape passed in must end with broadcasted shape\."),
+    (lambda: tm.raw_ops.StatelessParameterizedTruncatedNormal(
+        shape=[4, 3], seed=np.array([1, 2], np.int64),
+        means=tm.placeholder_with_default(np.zeros(2, np.float32), [None]),
+        stddevs=tm.placeholder_with_default(np.ones(3, np.float32), [None]),
+        minvals=np.float32(-1), maxvals=np.float32(1)),
+     r"means, stddevs, minvals, maxvals must have compatible batch dimensions: \[2\] vs\. "
+     r"\[3\] vs\. \[\] vs\. \[\]"),
+    (lambda: tm.raw_ops.StatelessRandomPoisson(
+        shape=tm.placeholder_with_default(np.array([3, 4], np.int32), [None]),
+        seed=np.array([1, 2], np.int64), lam=np.array([0.5, 2.0]), dtype=tm.int32),
+     r"Shape passed in must end with broadcasted shape\."),
+    (lambda: tm.raw_ops.ParameterizedTruncatedNormal(
+        shape=[2, 3], means=np.zeros(3, np.float32), stdevs=np.float32(1),
+        minvals=np.float32(0), maxvals=np.float32(1)),
+     r"Input means should have length 1 or shape\[0\], got shape: \[3\]"),
+])
+def test_sampler_bad_inputs(build, message):
+    with pytest.raises(tm.errors.InvalidArgumentError, match=message):
+        _run_error(lambda: (build(), None))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tm.raw_ops.RandomShuffle(value=np.arange(10), seed=3, seed2=1),
+    lambda: tm.raw_ops.Multinomial(logits=np.zeros((2, 4), np.float32), num_samples=5, seed=3),
+    lambda: tm.raw_ops.RandomGamma(shape=[3], alpha=np.array([0.5, 2.0], np.float32), seed=3),
+    lambda: tm.raw_ops.RandomPoissonV2(shape=[3], rate=np.array([2.0, 30.0]), seed=3),
+])
+def test_a_failed_run_gives_the_samplers_numbers_back(make):
+    g = tm.Graph()
+    with g.as_default():
+        sample = make()
+        bad = tm.raw_ops.Reshape(tensor=tm.placeholder(tm.float32, [None]), shape=[2])
+        out = tm.stack([tm.cast(tm.reduce_sum(tm.cast(sample, tm.float32)), tm.float32),
+                        tm.reduce_sum(bad)])
+    with tm.Session(graph=g) as sess:
+        with pytest.raises(tm.errors.InvalidArgumentError):
+            sess.run(out, {bad.op.inputs[0]: np.zeros(3, np.float32)})
+        first = sess.run(sample)
+    with tm.Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(sample), first)
+
+
+def test_poisson_rates_that_never_finish_in_tensorflow_give_nan():
+    out = _run(lambda: tm.raw_ops.RandomPoissonV2(
+        shape=[2], rate=np.array([np.nan, np.inf, 3.0]), dtype=tm.float64, seed=1))[0]
+    assert np.isnan(out[:, :2]).all() and np.isfinite(out[:, 2]).all()
+
+
+@pytest.mark.parametrize("base", [0, 5, (1 << 32) - 3, (7 << 96) | (3 << 64) | (0xFFFFFFFF << 32),
+                                  (1 << 128) - 2, 123456789 << 40])
+def test_words_of_a_run_equal_the_blocks_one_by_one(base):
+    # The fast path (constant first rounds) against the general one, across word carries.
+    from tfmini.ops.random import philox
+
+    key = (0x9E3779B9, 12345)
+    for count in (1, 5, 100):
+        run = philox.words_run(key, base, count)
+        one_by_one = philox.words_at(key, base, np.arange(count, dtype=np.uint64))
+        for a, b in zip(run, one_by_one):
+            np.testing.assert_array_equal(a, b)
+        low = philox.words_run(key, base, count, low_words_only=True)
+        for a, b in zip(low, one_by_one):
+            np.testing.assert_array_equal(a & np.uint64(0xFFFFFFFF), b)

@@ -34,7 +34,7 @@ def assert_bits(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape,
                                                                  want.dtype, want.shape)
-    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
 
 
 @pytest.mark.parametrize("key", _keys("raw/"))
@@ -84,7 +84,7 @@ def test_stateless_uniform_int_bit_exact(key):
     assert_bits(got, GOLDENS[key])
 
 
-@pytest.mark.parametrize("name", sorted(set(P.PROGRAMS) - {"mlp"}))
+@pytest.mark.parametrize("name", sorted(set(P.PROGRAMS) - {"mlp", "gamma_grad"}))
 def test_graph_programs_equal_tensorflow(name):
     got = P.PROGRAMS[name](tm)
     want = {k.split("/", 2)[2]: GOLDENS[k] for k in _keys(f"program/{name}/")}
@@ -96,3 +96,40 @@ def test_graph_programs_equal_tensorflow(name):
 def test_mlp_losses_equal_tensorflow():
     got = P.mlp(tm)["losses"]
     np.testing.assert_allclose(got, GOLDENS["program/mlp/losses"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(P.SAMPLER_CASES))
+def test_samplers_bit_exact(name):
+    op, kwargs = P.SAMPLER_CASES[name]
+    if op.startswith("StatelessRandomGetKeyCounter"):
+        with tm.Graph().as_default():
+            t = getattr(tm.raw_ops, op)(**kwargs)
+            with tm.Session() as sess:
+                got = sess.run(list(t))
+        for j, val in enumerate(got):
+            assert_bits(val, GOLDENS[f"sampler/{name}/out{j}"])
+        return
+    stateless = name.startswith("Stateless")
+    got = _runs(lambda: getattr(tm.raw_ops, op)(**kwargs), 1 if stateless else P.RUNS)
+    assert_bits(got[0] if stateless else got, GOLDENS[f"sampler/{name}"])
+
+
+def test_every_sampler_case_is_recorded():
+    recorded = {k.split("/")[1] for k in _keys("sampler/")}
+    assert recorded == set(P.SAMPLER_CASES)
+
+
+def test_random_gamma_and_its_gradient_equal_tensorflow():
+    got = P.gamma_grad(tm)
+    want = {k.split("/", 2)[2]: GOLDENS[k] for k in _keys("program/gamma_grad/")}
+    assert sorted(got) == sorted(want)
+    for dt in ("float32", "float64"):
+        assert_bits(got[f"sample/{dt}"], want[f"sample/{dt}"])  # the samples: bit for bit
+    # The derivative is a series evaluated in double here; TensorFlow's float kernel sums it
+    # in float, so float agrees to a few ulps of its own error, double to about 1e-10.
+    for key, rtol in (("dalpha/float64", 1e-9), ("grid/float64", 1e-9), ("dalpha/float32", 5e-5),
+                      ("grid/float32", 5e-5)):
+        assert got[key].dtype == want[key].dtype
+        np.testing.assert_allclose(got[key], want[key], rtol=rtol, atol=0, err_msg=key)
+    np.testing.assert_allclose(got["edges"], want["edges"], rtol=1e-9, atol=0)
+    assert np.signbit(got["edges"][2]) and np.signbit(want["edges"][2])  # -0 at infinity

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from tfmini import errors
 from tfmini.core import dtypes
 from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import (
@@ -25,6 +26,7 @@ from tfmini.core.function import set_argument_op
 from tfmini.core.registry import register_op
 from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape, as_shape
+from tfmini.core.splat import is_splat, splat
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.constant_folding import fold_constant  # noqa: F401  (imported from here by others)
 from tfmini.ops.common.kernel_util import invalid_argument
@@ -90,6 +92,8 @@ def literal_to_array(value: Any, dtype: DType | None = None) -> np.ndarray:
 
 
 def _frozen(arr: np.ndarray) -> np.ndarray:
+    if is_splat(arr) and not arr.flags.writeable:
+        return arr  # a private, read-only splat (see tfmini.core.splat): keep one element
     arr = np.array(arr, copy=True) if arr.flags.writeable or arr.base is not None else arr
     arr.flags.writeable = False
     return arr
@@ -100,7 +104,23 @@ def _frozen(arr: np.ndarray) -> np.ndarray:
 
 
 def _const_shape(ic):
-    return [TensorShape(ic.attrs["value"].shape)]
+    # TensorFlow's ConstantOp (tensorflow/core/kernels/constant_op.cc) refuses a value whose
+    # type is not the op's dtype; tfmini refuses it when the node is built (tm.raw_ops.Const
+    # and import_graph_def alike), so no kernel ever hands out a value of the wrong type.
+    value = ic.attrs["value"]
+    want = ic.attrs["dtype"]
+    have = dtypes.as_dtype(value.dtype)
+    # Object arrays hold strings and variants alike; a resource handle is made by its op,
+    # never stored in a graph (a constant one would be a forged handle).
+    if want.name == "variant" and have.is_object:
+        have = want
+    if have != want or want.name == "resource":
+        raise errors.InvalidArgumentError(
+            None, None,
+            f"Type mismatch between value ({dtypes.tf_type_name(have)}) and dtype "
+            f"({dtypes.tf_type_name(want)}) for node '{ic.name}' (Const)",
+        )
+    return [TensorShape(value.shape)]
 
 
 def _const_value(output):
@@ -124,7 +144,9 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     """A constant tensor (``tf.constant``).
 
     A scalar ``value`` with a ``shape`` is broadcast to it; a value with the
-    same number of elements is reshaped.
+    same number of elements is reshaped. A broadcast value is stored once (a splat
+    array, :mod:`tfmini.core.splat`), as TensorFlow's TensorProto stores it:
+    ``constant(1.0, shape=[10**9])`` costs a few bytes until a kernel computes with it.
     """
     dt = as_dtype(dtype) if dtype is not None else None
     arr = literal_to_array(value, dt)
@@ -137,7 +159,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
             if verify_shape:
                 raise TypeError(f"Expected Tensor's shape: {dims}, got {arr.shape}.")
             if arr.size == 1:
-                arr = np.broadcast_to(arr.reshape(()), dims)
+                arr = splat(arr, dims)
             elif arr.size == int(np.prod(dims)):
                 arr = arr.reshape(dims)
             else:

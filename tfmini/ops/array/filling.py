@@ -8,6 +8,7 @@ re-exported by ``tfmini.ops.array.basic``, the family's front module.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ from tfmini.ops.common.kernel_util import (
     invalid_argument,
     scalar_value,
 )
+from tfmini.ops.common.memory import check_allocation
 
 # ----------------------------------------------------------------------------------------
 # Fill
@@ -62,6 +64,7 @@ def fill_kernel(dims, value):
     value = scalar_value(value, "value must represent a scalar, got shape")
     shape_ = as_int_list(dims)
     check_non_negative_dims(shape_)
+    check_allocation(shape_, as_dtype(value.dtype))
     return np.full(shape_, value, dtype=value.dtype)
 
 
@@ -86,7 +89,7 @@ def _filled(shape_: Any, value: Any, dtype: DType, outer, base: str) -> Output:
             static = None
         if static is not None and static.is_fully_defined():
             dims = list(static.dims)
-            if int(np.prod(dims, dtype=np.int64)) < 1000:
+            if math.prod(dims) < 1000:  # exact: np.prod in int64 wraps for huge dims
                 with scope_context(outer):
                     return constant(value, dtype=dtype, shape=dims, name=base)
             big = any(d > np.iinfo(np.int32).max for d in dims)
@@ -269,6 +272,7 @@ def range_kernel(start, limit, delta, *, Tidx):  # noqa: N803  (TensorFlow's att
     limit = scalar_value(limit, "limit must be a scalar, not shape")
     delta = scalar_value(delta, "delta must be a scalar, not shape")
     n = _range_size(start[()], limit[()], delta[()], invalid_argument, shape_time=False)
+    check_allocation([n], Tidx)
     t = Tidx.np_dtype
     # TensorFlow computes start + i * delta in the element type (no accumulated rounding).
     return (start.astype(t) + np.arange(n).astype(t) * delta.astype(t)).astype(t)

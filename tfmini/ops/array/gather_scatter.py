@@ -30,6 +30,7 @@ from tfmini.ops.common.kernel_util import (
     invalid_argument,
     slice_debug_string,
 )
+from tfmini.ops.common.memory import check_allocation
 
 # ----------------------------------------------------------------------------------------
 # GatherV2
@@ -431,6 +432,7 @@ def one_hot_kernel(indices, depth, on_value, off_value, *, axis):
     d = int(depth)
     if d < 0:
         raise invalid_argument(f"depth must be non-negative, got: {d}")
+    check_allocation([*indices.shape, d], as_dtype(on_value.dtype))
     hot = indices.astype(np.int64)[..., None] == np.arange(d)
     out = np.where(hot, on_value, off_value).astype(on_value.dtype, copy=False)
     return np.moveaxis(out, -1, indices.ndim if axis == -1 else axis)

@@ -26,6 +26,7 @@ from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import autopack, build_autopacked, op_scope
 from tfmini.ops.common.constant_folding import fold_constant
 from tfmini.ops.common.kernel_util import as_int_list, check_non_negative_dims, invalid_argument
+from tfmini.ops.common.memory import check_allocation
 
 # ----------------------------------------------------------------------------------------
 # Shape, Size, Rank
@@ -564,6 +565,8 @@ def tile_kernel(input, multiples):
     for i, m in enumerate(reps):
         if m < 0:
             raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {m}")
+    if reps:
+        check_allocation([d * m for d, m in zip(input.shape, reps)], as_dtype(input.dtype))
     return np.tile(input, reps) if reps else input
 
 

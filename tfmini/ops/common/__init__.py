@@ -5,7 +5,8 @@
 * ``build_util``: build-side helpers (operands, autopacking, name scopes);
 * ``constant_folding``: build-time values of small constant subgraphs;
 * ``indexed_slices``: :class:`IndexedSlices`, the sparse gradient value;
-* ``resources``: :class:`ResourceHandle` and finding the resource a handle names.
+* ``resources``: :class:`ResourceHandle` and finding the resource a handle names;
+* ``memory``: the per-allocation cap kernels check before allocating a requested size.
 
 Families import these modules directly (``from tfmini.ops.common.kernel_util import ...``).
 """

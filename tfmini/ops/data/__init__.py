@@ -21,6 +21,7 @@ from tfmini.ops.data import datasets as _datasets
 from tfmini.ops.data import iterator_ops as _iterator_ops  # noqa: F401  (registers the ops)
 from tfmini.ops.data import tfrecord_io as _tfrecord_io
 from tfmini.ops.data.datasets import *  # noqa: F403
+from tfmini.ops.data.tfrecord import encode_record, read_records  # noqa: F401  (event files)
 from tfmini.ops.data.tfrecord_io import *  # noqa: F403
 
 __all__ = sorted([*_datasets.__all__, *_tfrecord_io.__all__])

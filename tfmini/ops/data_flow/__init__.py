@@ -16,6 +16,15 @@ from __future__ import annotations
 
 from tfmini.ops.data_flow import accumulator_ops as _accumulator_ops  # noqa: F401  (registers)
 from tfmini.ops.data_flow import conditional_accumulator as _conditional_accumulator
+from tfmini.ops.data_flow import functional_ops as _functional_ops
+from tfmini.ops.data_flow import script_ops as _script_ops
+from tfmini.ops.data_flow import tensor_array as _tensor_array
+from tfmini.ops.data_flow import tensor_array_ops as _tensor_array_ops  # noqa: F401  (registers)
 from tfmini.ops.data_flow.conditional_accumulator import *  # noqa: F403
+from tfmini.ops.data_flow.functional_ops import *  # noqa: F403
+from tfmini.ops.data_flow.script_ops import *  # noqa: F403
+from tfmini.ops.data_flow.tensor_array import *  # noqa: F403
+from tfmini.ops.data_flow.tensor_array_ops import REPLAYABLE_OPS as TENSOR_ARRAY_OPS  # noqa: F401
 
-__all__ = sorted(_conditional_accumulator.__all__)
+__all__ = sorted(_conditional_accumulator.__all__ + _functional_ops.__all__
+                 + _script_ops.__all__ + _tensor_array.__all__)

@@ -10,16 +10,27 @@
 * ``table``: the sorted-table format of the ``.index`` file;
 * ``protos``: TensorFlow's protobuf messages (GraphDef, MetaGraphDef, SaverDef, bundle
   entries, CheckpointState);
+* ``summary_ops``: ScalarSummary, HistogramSummary, ImageSummary, AudioSummaryV2,
+  TensorSummaryV2, MergeSummary and the ``tf.summary`` functions (``tm.summary``);
+* ``encoders``: TensorFlow's histogram buckets, PNG and WAV for the summaries;
+* ``events``: event files (``events.out.tfevents.*``): writing and reading records;
 * ``graph_proto`` / ``graph_io``: GraphDef protobuf <-> tfmini graphs, ``write_graph``,
   ``import_graph_def`` of binary and text GraphDefs.
 
-See ``docs/checkpoints.md``.
+See ``docs/checkpoints.md`` and ``docs/summaries.md``.
 """
 
 from __future__ import annotations
 
 # For the train layer and tools (not part of tm.*): the formats themselves.
-from tfmini.ops.io import bundle, graph_proto, protos  # noqa: F401
+from tfmini.ops.io import (  # noqa: F401
+    bundle,
+    encoders,
+    events,
+    graph_proto,
+    protos,
+    summary_ops,  # noqa: F401  (tm.summary; its names stay out of tm.*)
+)
 from tfmini.ops.io import graph_io as _graph_io
 from tfmini.ops.io import io_ops as _io_ops
 from tfmini.ops.io import split_ops as _split_ops

@@ -2,9 +2,11 @@
 
 The messages (``GraphDef``, ``NodeDef``, ``AttrValue``, ``TensorProto``, ``MetaGraphDef``,
 ``SaverDef``, ``VariableDef``, ``BundleHeaderProto``, ``BundleEntryProto``,
-``CheckpointState``, ...) are declared below in a compact table with TensorFlow's message
+``CheckpointState``, ``Summary``, ``Event``, ``HistogramProto``, ``RunMetadata``, ...) are
+declared below in a compact table with TensorFlow's message
 names and field numbers (from ``tensorflow/core/framework/*.proto``,
-``tensorflow/core/protobuf/{meta_graph,saver,tensor_bundle}.proto`` and
+``tensorflow/core/protobuf/{meta_graph,saver,tensor_bundle}.proto``,
+``tensorflow/core/util/event.proto`` and
 ``tensorflow/python/training/checkpoint_state.proto``), and turned into message classes by
 the ``protobuf`` runtime. Only the fields tfmini uses are declared; the runtime keeps any
 other field of a parsed message as an unknown field, so nothing read is lost on re-writing.
@@ -31,7 +33,8 @@ __all__ = [
     "AttrValue", "BundleEntryProto", "BundleHeaderProto", "CheckpointState", "CollectionDef",
     "FunctionDef", "GraphDef", "MetaGraphDef", "NameAttrList", "NodeDef", "OpDef", "OpList",
     "SaverDef", "TensorProto", "TensorShapeProto", "TensorSliceProto", "VariableDef",
-    "VersionDef", "PACKAGE", "proto_source",
+    "VersionDef", "PACKAGE", "proto_source", "HistogramProto", "SummaryMetadata", "Summary",
+    "SessionLog", "LogMessage", "TaggedRunMetadata", "Event", "StepStats", "RunMetadata",
 ]
 
 PACKAGE = "tfmini.tf"
@@ -50,6 +53,12 @@ DATA_TYPES.update({name + "_REF": num + 100 for name, num in list(DATA_TYPES.ite
 _ENUMS = {
     "DataType": DATA_TYPES,
     "BundleHeaderProto.Endianness": {"LITTLE": 0, "BIG": 1},
+    "SessionLog.SessionStatus": {"STATUS_UNSPECIFIED": 0, "START": 1, "STOP": 2,
+                                 "CHECKPOINT": 3},
+    "LogMessage.Level": {"UNKNOWN": 0, "DEBUGGING": 10, "INFO": 20, "WARN": 30, "ERROR": 40,
+                         "FATAL": 50},
+    "DataClass": {"DATA_CLASS_UNKNOWN": 0, "DATA_CLASS_SCALAR": 1, "DATA_CLASS_TENSOR": 2,
+                  "DATA_CLASS_BLOB_SEQUENCE": 3},
     "SaverDef.CheckpointFormatVersion": {"LEGACY": 0, "V1": 1, "V2": 2},
 }
 
@@ -161,6 +170,64 @@ _MESSAGES: dict[str, list[tuple[str, int, str, str]]] = {
                          ("shard_id", 3, "int32", ""), ("offset", 4, "int64", ""),
                          ("size", 5, "int64", ""), ("crc32c", 6, "fixed32", ""),
                          ("slices", 7, "TensorSliceProto", "repeated")],
+    # tensorflow/core/framework/summary.proto, histogram.proto and tensorflow/core/util/event.proto
+    "HistogramProto": [("min", 1, "double", ""), ("max", 2, "double", ""),
+                       ("num", 3, "double", ""), ("sum", 4, "double", ""),
+                       ("sum_squares", 5, "double", ""), ("bucket_limit", 6, "double", "repeated"),
+                       ("bucket", 7, "double", "repeated")],
+    "SummaryMetadata": [("plugin_data", 1, "SummaryMetadata.PluginData", ""),
+                        ("display_name", 2, "string", ""),
+                        ("summary_description", 3, "string", ""),
+                        ("data_class", 4, "DataClass", "")],
+    "SummaryMetadata.PluginData": [("plugin_name", 1, "string", ""), ("content", 2, "bytes", "")],
+    "Summary": [("value", 1, "Summary.Value", "repeated")],
+    "Summary.Image": [("height", 1, "int32", ""), ("width", 2, "int32", ""),
+                      ("colorspace", 3, "int32", ""), ("encoded_image_string", 4, "bytes", "")],
+    "Summary.Audio": [("sample_rate", 1, "float", ""), ("num_channels", 2, "int64", ""),
+                      ("length_frames", 3, "int64", ""), ("encoded_audio_string", 4, "bytes", ""),
+                      ("content_type", 5, "string", "")],
+    "Summary.Value": [("tag", 1, "string", ""), ("simple_value", 2, "float", "oneof:value"),
+                      ("obsolete_old_style_histogram", 3, "bytes", "oneof:value"),
+                      ("image", 4, "Summary.Image", "oneof:value"),
+                      ("histo", 5, "HistogramProto", "oneof:value"),
+                      ("audio", 6, "Summary.Audio", "oneof:value"),
+                      ("node_name", 7, "string", ""),
+                      ("tensor", 8, "TensorProto", "oneof:value"),
+                      ("metadata", 9, "SummaryMetadata", "")],
+    "LogMessage": [("level", 1, "LogMessage.Level", ""), ("message", 2, "string", "")],
+    "SessionLog": [("status", 1, "SessionLog.SessionStatus", ""),
+                   ("checkpoint_path", 2, "string", ""), ("msg", 3, "string", "")],
+    "TaggedRunMetadata": [("tag", 1, "string", ""), ("run_metadata", 2, "bytes", "")],
+    "SourceMetadata": [("writer", 1, "string", "")],
+    "Event": [("wall_time", 1, "double", ""), ("step", 2, "int64", ""),
+              ("file_version", 3, "string", "oneof:what"), ("graph_def", 4, "bytes", "oneof:what"),
+              ("summary", 5, "Summary", "oneof:what"),
+              ("log_message", 6, "LogMessage", "oneof:what"),
+              ("session_log", 7, "SessionLog", "oneof:what"),
+              ("tagged_run_metadata", 8, "TaggedRunMetadata", "oneof:what"),
+              ("meta_graph_def", 9, "bytes", "oneof:what"),
+              ("source_metadata", 10, "SourceMetadata", "")],
+    # tensorflow/core/framework/step_stats.proto, tensor_description.proto,
+    # allocation_description.proto and the step_stats field of protobuf/config.proto
+    "AllocationDescription": [("requested_bytes", 1, "int64", ""),
+                              ("allocated_bytes", 2, "int64", ""),
+                              ("allocator_name", 3, "string", "")],
+    "TensorDescription": [("dtype", 1, "DataType", ""), ("shape", 2, "TensorShapeProto", ""),
+                          ("allocation_description", 4, "AllocationDescription", "")],
+    "NodeOutput": [("slot", 1, "int32", ""), ("tensor_description", 3, "TensorDescription", "")],
+    "NodeExecStats": [("node_name", 1, "string", ""), ("all_start_micros", 2, "int64", ""),
+                      ("op_start_rel_micros", 3, "int64", ""),
+                      ("op_end_rel_micros", 4, "int64", ""),
+                      ("all_end_rel_micros", 5, "int64", ""),
+                      ("output", 7, "NodeOutput", "repeated"),
+                      ("timeline_label", 8, "string", ""), ("scheduled_micros", 9, "int64", ""),
+                      ("thread_id", 10, "uint32", "")],
+    "DeviceStepStats": [("device", 1, "string", ""),
+                        ("node_stats", 2, "NodeExecStats", "repeated"),
+                        ("thread_names", 3, "map<uint32, string>", "")],
+    "StepStats": [("dev_stats", 1, "DeviceStepStats", "repeated")],
+    "RunMetadata": [("step_stats", 1, "StepStats", ""),
+                    ("partition_graphs", 3, "GraphDef", "repeated")],
     # tensorflow/python/training/checkpoint_state.proto
     "CheckpointState": [("model_checkpoint_path", 1, "string", ""),
                         ("all_model_checkpoint_paths", 2, "string", "repeated"),
@@ -259,6 +326,15 @@ TensorSliceProto = _cls("TensorSliceProto")
 BundleHeaderProto = _cls("BundleHeaderProto")
 BundleEntryProto = _cls("BundleEntryProto")
 CheckpointState = _cls("CheckpointState")
+HistogramProto = _cls("HistogramProto")
+SummaryMetadata = _cls("SummaryMetadata")
+Summary = _cls("Summary")
+SessionLog = _cls("SessionLog")
+LogMessage = _cls("LogMessage")
+TaggedRunMetadata = _cls("TaggedRunMetadata")
+Event = _cls("Event")
+StepStats = _cls("StepStats")
+RunMetadata = _cls("RunMetadata")
 
 
 def proto_source() -> str:

@@ -36,9 +36,15 @@ _TRUNCATE = {
 def _float_to_int(x: np.ndarray, target: np.dtype) -> np.ndarray:
     # x86's conversion, which TensorFlow inherits: NaN and values out of the 32-bit (64-bit
     # for int64) range give the most negative integer; narrower types wrap from 32 bits.
-    wide = np.int64 if target == np.int64 else np.int32
-    info = np.iinfo(wide)
+    # uint32 goes through a 64-bit conversion and keeps its low 32 bits; uint64 converts
+    # values from 2**63 on by subtracting 2**63 first (the compilers' unsigned sequence).
     t = np.trunc(np.asarray(x, dtype=np.float64))
+    if target == np.uint64:
+        high = t >= 2.0**63
+        low = _float_to_int(np.where(high, t - 2.0**63, t), np.dtype(np.int64)).view(np.uint64)
+        return np.where(high, low ^ np.uint64(1 << 63), low)
+    wide = np.int64 if target in (np.int64, np.uint32) else np.int32
+    info = np.iinfo(wide)
     ok = (t >= float(info.min)) & (t < -float(info.min))
     safe = np.where(ok, t, 0).astype(wide)
     return np.where(ok, safe, wide(info.min)).astype(target)

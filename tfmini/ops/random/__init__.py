@@ -3,18 +3,22 @@ the ``tf.compat.v1`` functions over them (``random_normal``, ``set_random_seed``
 
 Parts: ``philox`` (the generator and bits-to-sample conversions), ``libm`` (glibc's float
 ``logf``/``sincosf`` bits), ``distributions`` (TensorFlow's sample layout), ``stream`` (per-op
-state), ``stateful`` / ``samplers`` / ``stateless`` (the ops), ``seeds`` (graph and op seeds),
+state), ``stateful`` / ``samplers`` / ``stateless`` / ``stateless_v2`` (the ops), ``lanes`` and
+``sampling`` (the variable-cost samplers' streams and algorithms), ``seeds`` (graph and op seeds),
 ``random_ops`` (the Python API). docs/random.md explains the design.
 """
 
 from __future__ import annotations
 
 from tfmini.ops.random import (  # noqa: E402
+    gamma_derivative,  # noqa: F401  (registers RandomGammaGrad)
     random_ops,
     samplers,  # noqa: F401,E402  (registers the ops)
     seeds,
     stateful,  # noqa: F401  (registers the ops)
     stateless,  # noqa: E402
+    stateless_samplers,  # noqa: F401  (registers the ops)
+    stateless_v2,  # noqa: F401  (registers the ops)
 )
 
 # The Philox stream, for the data family's shuffle (imported by name, not part of __all__).

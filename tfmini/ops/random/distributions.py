@@ -43,8 +43,30 @@ def _fill(n: int, per_block: int, dtype, key, base: int, convert, chunk: int = 0
     chunk = chunk or CHUNK_BLOCKS
     for start in range(0, nb, chunk):
         stop = min(nb, start + chunk)
-        words = philox.blocks_at(key, base, np.arange(start, stop, dtype=np.uint64))
-        out[start:stop] = convert(words)
+        out[start:stop] = convert(philox.blocks(key, base + start, stop - start))
+    return out.reshape(-1)[:n]
+
+
+_MANTISSA32 = np.uint64(0x7FFFFF)
+_ONE32 = np.uint32(0x3F800000)
+
+
+def _uniform32(n: int, key, base: int) -> np.ndarray:
+    # The float32 path fused for speed: each word's low 23 bits go straight into its output
+    # column, then one pass sets the exponent of 1.0 and one subtracts 1 (the mantissa trick
+    # of philox.uniform_float32, without the intermediate block array).
+    nb = -(-n // 4)
+    out = np.empty((nb, 4), np.float32)
+    bits = out.view(np.uint32)
+    chunk = 2 * CHUNK_BLOCKS
+    for start in range(0, nb, chunk):
+        stop = min(nb, start + chunk)
+        w = philox.words_run(key, base + start, stop - start, low_words_only=True)
+        rows = bits[start:stop]
+        for j in range(4):
+            np.bitwise_and(w[j], _MANTISSA32, out=rows[:, j], casting="unsafe")
+        rows |= _ONE32
+        out[start:stop] -= np.float32(1.0)
     return out.reshape(-1)[:n]
 
 
@@ -52,7 +74,7 @@ def uniform(dtype, key, base: int, n: int) -> np.ndarray:
     """``n`` uniform [0, 1) samples of a float dtype (float16, float32, float64)."""
     dt = np.dtype(dtype)
     if dt == np.float32:
-        return _fill(n, 4, dt, key, base, philox.uniform_float32, 2 * CHUNK_BLOCKS)
+        return _uniform32(n, key, base)
     if dt == np.float16:
         return _fill(n, 4, dt, key, base, philox.uniform_float16, 2 * CHUNK_BLOCKS)
 

@@ -250,12 +250,90 @@ def powf(x: np.ndarray, y: float) -> np.ndarray:
     return np.array([fn(float(v), y32) for v in x.ravel()], np.float32).reshape(x.shape)
 
 
-_PY_EXP = np.frompyfunc(math.exp, 1, 1)
+
+def _c_double_fn(name: str, nargs: int, fallback):
+    """The C library's double function ``name`` through ctypes (``fallback`` where there is
+    no C library); Python's ``math`` functions would raise where C returns inf or nan."""
+    try:
+        fn = getattr(ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6"), name)
+    except (OSError, AttributeError):
+        return fallback
+    fn.argtypes = [ctypes.c_double] * nargs
+    fn.restype = ctypes.c_double
+    return fn
 
 
-def exp(x: np.ndarray) -> np.ndarray:
-    """The C library's double ``exp`` (through Python's ``math.exp``)."""
+def _elementwise(fn, nargs: int = 1):
+    ufunc = np.frompyfunc(fn, nargs, 1)
+
+    def apply(*xs: np.ndarray) -> np.ndarray:
+        xs = np.broadcast_arrays(*(np.asarray(x, np.float64) for x in xs))
+        if xs[0].size == 0:
+            return xs[0].astype(np.float64)
+        return np.asarray(ufunc(*xs), np.float64)
+    return apply
+
+
+# Elementwise calls into the C library, for the samplers whose accept/reject decisions and
+# results depend on its last bits (gamma, Poisson). math.lgamma is CPython's own algorithm.
+exp = _elementwise(_c_double_fn("exp", 1, math.exp))
+log1p = _elementwise(_c_double_fn("log1p", 1, math.log1p))
+lgamma = _elementwise(_c_double_fn("lgamma", 1, math.lgamma))
+pow_ = _elementwise(_c_double_fn("pow", 2, math.pow), 2)
+
+
+def unique_apply(fn, x: np.ndarray) -> np.ndarray:
+    """``fn(x)`` computed once per distinct value (for the per-parameter constants the
+    samplers need for every output)."""
     x = np.asarray(x, np.float64)
     if x.size == 0:
         return x.copy()
-    return _PY_EXP(x).astype(np.float64)
+    values, inverse = np.unique(x, return_inverse=True)
+    return fn(values)[inverse.reshape(x.shape)]
+
+
+def _c_float_fn(name: str, fallback):
+    try:
+        fn = getattr(ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6"), name)
+    except (OSError, AttributeError):
+        return fallback
+    fn.argtypes = [ctypes.c_float]
+    fn.restype = ctypes.c_float
+    return fn
+
+
+_EXPF = np.frompyfunc(_c_float_fn("expf", math.exp), 1, 1)
+
+
+def c_expf(x: np.ndarray) -> np.ndarray:
+    """The C library's float ``expf``, element by element (slow)."""
+    x = np.asarray(x, np.float32)
+    if x.size == 0:
+        return x.copy()
+    with np.errstate(over="ignore"):
+        return np.asarray(_EXPF(x.astype(np.float64)), np.float64).astype(np.float32)
+
+
+_MIN_NORMAL32 = float(np.finfo(np.float32).tiny)
+_MAX32 = float(np.finfo(np.float32).max)
+
+
+def expf(x: np.ndarray) -> np.ndarray:
+    """glibc's ``expf``, fast: the double exponential rounded to float, except where that
+    double lies within 1/128 of a float ulp of a rounding midpoint (or the result is not a
+    normal float), which go to the C library. glibc's expf (e_expf.c) is within 0.502 ulp of
+    the true value, so away from midpoints it must return the nearest float, as rounding a
+    double accurate to about 1e-16 does."""
+    x = np.asarray(x, np.float32)
+    if x.size == 0:
+        return x.copy()
+    with np.errstate(over="ignore", under="ignore"):
+        y = np.exp(x.astype(np.float64))
+        out = y.astype(np.float32)
+    low = y.view(np.uint64) & np.uint64(0x1FFFFFFF)
+    near = (low - np.uint64(0x10000000 - (1 << 22))) < np.uint64(1 << 23)
+    odd = near | ~((y >= _MIN_NORMAL32) & (y <= _MAX32))
+    idx = np.flatnonzero(odd)
+    if idx.size:
+        out.reshape(-1)[idx] = c_expf(x.reshape(-1)[idx])
+    return out

@@ -47,12 +47,15 @@ def _round_keys(key: tuple[int, int]) -> list[tuple[np.uint64, np.uint64]]:
     return keys
 
 
-def _philox(c0, c1, c2, c3, keys):
+def _philox(c0, c1, c2, c3, keys, low_words_only: bool = False):
     """Ten Philox rounds on uint64 arrays (values < 2**32), in place; ``c0``..``c3`` become
-    the four output words. Two scratch arrays hold the products."""
+    the four output words. Two scratch arrays hold the products. With ``low_words_only``
+    only the low 32 bits of the outputs are right (the last round skips two masks: for
+    callers that mask the words themselves)."""
     p0 = np.empty_like(c0)
     p1 = np.empty_like(c0)
-    for k0, k1 in keys:
+    last = len(keys) - 1
+    for r, (k0, k1) in enumerate(keys):
         np.multiply(c0, _M0, out=p0)
         np.multiply(c2, _M1, out=p1)
         np.right_shift(p1, _S32, out=c0)
@@ -61,9 +64,48 @@ def _philox(c0, c1, c2, c3, keys):
         np.right_shift(p0, _S32, out=c2)
         c2 ^= c3
         c2 ^= k1
+        if low_words_only and r == last:
+            return c0, p1, c2, p0
         np.bitwise_and(p1, _LOW, out=c1)
         np.bitwise_and(p0, _LOW, out=c3)
     return c0, c1, c2, c3
+
+
+def _philox_run(c0, c1: int, c2: int, c3: int, keys, low_words_only: bool = False):
+    """:func:`_philox` for consecutive counters whose only varying word is ``c0`` (the
+    others are Python ints): the first two rounds have a constant half, computed once."""
+    k0, k1 = (int(k) for k in keys[0])
+    # Round 1: c2 * M1 is a constant, so new c0 and c1 are too.
+    q = c2 * int(_M1)
+    s0, s1 = (q >> 32) ^ c1 ^ k0, q & 0xFFFFFFFF
+    p0 = c0 * _M0
+    a2 = np.right_shift(p0, _S32)
+    a2 ^= np.uint64(c3 ^ k1)
+    a3 = np.bitwise_and(p0, _LOW, out=p0)
+    # Round 2: s0 * M0 is a constant, so new c3 is.
+    k0, k1 = (int(k) for k in keys[1])
+    q = s0 * int(_M0)
+    p1 = a2 * _M1
+    b0 = np.right_shift(p1, _S32)
+    b0 ^= np.uint64(s1 ^ k0)
+    b1 = np.bitwise_and(p1, _LOW, out=p1)
+    a3 ^= np.uint64((q >> 32) ^ k1)  # new c2, in a3's array
+    b3 = np.full_like(b0, q & 0xFFFFFFFF)
+    return _philox(b0, b1, a3, b3, keys[2:], low_words_only)
+
+
+def words_run(key: tuple[int, int], base: int, count: int,
+              low_words_only: bool = False) -> tuple[np.ndarray, ...]:
+    """The four words of the ``count`` consecutive blocks from counter ``base`` (four uint64
+    arrays): :func:`words_at` for a run, faster when the run's counters differ only in their
+    lowest word (the usual case). ``low_words_only``: see :func:`_philox`."""
+    base &= _MASK128
+    c0 = base & 0xFFFFFFFF
+    if c0 + count > 1 << 32:
+        return words_at(key, base, np.arange(count, dtype=np.uint64))
+    first = np.arange(c0, c0 + count, dtype=np.uint64)
+    return _philox_run(first, (base >> 32) & 0xFFFFFFFF, (base >> 64) & 0xFFFFFFFF,
+                       base >> 96, _round_keys(key), low_words_only)
 
 
 def split_counter(counter: int) -> tuple[int, int]:
@@ -78,6 +120,30 @@ def counter_of(words: tuple[int, int, int, int]) -> int:
     return c0 | (c1 << 32) | (c2 << 64) | (c3 << 96)
 
 
+def words_at(key: tuple[int, int], base: int, offsets: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The four words of Philox blocks ``base + offsets[j]``, as four uint64 arrays (values
+    below 2**32), for callers that convert them without assembling blocks first.
+
+    Args:
+        key: The two uint32 key words.
+        base: The 128-bit counter of block 0 (a Python int).
+        offsets: uint64 block offsets from ``base`` (one chunk: all are computed at once).
+    """
+    off = np.asarray(offsets, np.uint64).reshape(-1)
+    lo, hi = split_counter(base)
+    low = off + np.uint64(lo)  # wraps modulo 2**64 like the 128-bit counter's low half
+    carry = low < off
+    c0 = low & _LOW
+    c1 = low >> _S32
+    if carry.any():
+        high = np.uint64(hi) + carry.astype(np.uint64)
+        c2, c3 = high & _LOW, high >> _S32
+    else:
+        c2 = np.full(off.size, hi & 0xFFFFFFFF, np.uint64)
+        c3 = np.full(off.size, hi >> 32, np.uint64)
+    return _philox(c0, c1, c2, c3, _round_keys(key))
+
+
 def blocks_at(key: tuple[int, int], base: int, offsets: np.ndarray) -> np.ndarray:
     """Philox blocks ``base + offsets[j]`` as a ``(len(offsets), 4)`` uint32 array.
 
@@ -89,25 +155,9 @@ def blocks_at(key: tuple[int, int], base: int, offsets: np.ndarray) -> np.ndarra
     offsets = np.asarray(offsets, np.uint64).reshape(-1)
     n = offsets.size
     out = np.empty((n, 4), np.uint32)
-    if n == 0:
-        return out
-    keys = _round_keys(key)
-    lo, hi = split_counter(base)
-    lo_u = np.uint64(lo)
     for start in range(0, n, _CHUNK):
-        off = offsets[start:start + _CHUNK]
-        low = off + lo_u  # wraps modulo 2**64 like the 128-bit counter's low half
-        carry = low < off
-        c0 = low & _LOW
-        c1 = low >> _S32
-        if carry.any():
-            high = np.uint64(hi) + carry.astype(np.uint64)
-            c2, c3 = high & _LOW, high >> _S32
-        else:
-            c2 = np.full(off.size, hi & 0xFFFFFFFF, np.uint64)
-            c3 = np.full(off.size, hi >> 32, np.uint64)
-        w = _philox(c0, c1, c2, c3, keys)
-        block = out[start:start + off.size]
+        w = words_at(key, base, offsets[start:start + _CHUNK])
+        block = out[start:start + w[0].size]
         for j in range(4):
             block[:, j] = w[j]
     return out
@@ -115,7 +165,13 @@ def blocks_at(key: tuple[int, int], base: int, offsets: np.ndarray) -> np.ndarra
 
 def blocks(key: tuple[int, int], base: int, count: int) -> np.ndarray:
     """``count`` consecutive Philox blocks from counter ``base``: a ``(count, 4)`` uint32 array."""
-    return blocks_at(key, base, np.arange(count, dtype=np.uint64))
+    out = np.empty((count, 4), np.uint32)
+    for start in range(0, count, _CHUNK):
+        w = words_run(key, base + start, min(_CHUNK, count - start))
+        block = out[start:start + w[0].size]
+        for j in range(4):
+            block[:, j] = w[j]
+    return out
 
 
 def key_counter_from_seeds(seed: int, seed2: int) -> tuple[tuple[int, int], int]:

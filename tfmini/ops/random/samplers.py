@@ -1,37 +1,31 @@
-"""Stateful random ops whose samples are not TensorFlow's bits: RandomShuffle, Multinomial,
+"""Stateful random ops with a variable cost per sample: RandomShuffle, Multinomial,
 RandomGamma, RandomPoisson / RandomPoissonV2 and ParameterizedTruncatedNormal.
 
-Their signatures, attrs, shape functions, errors and per-session streams are TensorFlow's
-(``tensorflow/core/ops/random_ops.cc``; kernels ``random_shuffle_op.cc``,
-``multinomial_op.cc``, ``random_gamma_op.cc``, ``random_poisson_op.cc``,
-``parameterized_truncated_normal_op.cc``), and each run draws the next numbers of the op's
-stream, but the samples come from NumPy's samplers driven by a generator keyed by the op's
-Philox key and counter: the same seeds give the same values in tfmini, and the distributions
-are right, but the values differ from TensorFlow's (docs/random.md).
+Signatures, attrs and shape functions are TensorFlow's (``tensorflow/core/ops/random_ops.cc``).
+Each run reserves what TensorFlow's kernel reserves from the op's stream (kernels
+``random_shuffle_op.cc``, ``multinomial_op.cc``, ``random_op.cc`` (gamma),
+``random_poisson_op.cc``, ``parameterized_truncated_normal_op.cc``) and the samples are
+TensorFlow's bits (:mod:`tfmini.ops.random.sampling`, :mod:`tfmini.ops.random.truncated`).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from tfmini import errors
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.shapes import TensorShape, dims_str
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.random import sampling, truncated
 from tfmini.ops.random.stateful import random_shape
 from tfmini.ops.random.stream import check_size, output_dims, stream_for
 
 __all__: list[str] = []
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
-
-
-def _generator(ctx, node, seed, seed2, n_outputs: int) -> np.random.Generator:
-    """A NumPy generator for this run: the op's key and the counter this run reserved."""
-    stream = stream_for(ctx, node, seed, seed2)
-    base = stream.reserve(max(n_outputs, 1) * 256, ctx)
-    key = stream.key[0] | (stream.key[1] << 32)
-    return np.random.Generator(np.random.Philox(key=key, counter=base))
 
 
 # ----------------------------------------------------------------------------------------
@@ -47,16 +41,36 @@ def _generator(ctx, node, seed, seed2, n_outputs: int) -> np.random.Generator:
     shape_fn=shape_fns.unchanged,
 )
 def random_shuffle_kernel(ctx, value, *, seed, seed2, node):
-    """``value`` with its first dimension in a random order."""
+    """``value`` with its first dimension in a random order (forward Fisher-Yates, one word
+    per step; a run reserves ``ceil((n - 1) / 4)`` blocks)."""
     value = np.asarray(value)
-    if value.ndim == 0 or value.shape[0] <= 1:
+    if value.size <= 1 or value.shape[0] <= 1:
         return value.copy()
-    rng = _generator(ctx, node, seed, seed2, value.shape[0])
-    return value[rng.permutation(value.shape[0])]
+    n = value.shape[0]
+    stream = stream_for(ctx, node, seed, seed2)
+    base = stream.reserve(-(-(n - 1) // 4), ctx)
+    return value[sampling.shuffle_permutation(n, stream.key, base)]
 
 
 # ----------------------------------------------------------------------------------------
 # Multinomial
+
+
+def check_multinomial(logits, num_samples) -> tuple[np.ndarray, int]:
+    """The checks of ``MultinomialOp::DoCompute``, in its order: the logits and the number of
+    samples."""
+    logits = np.asarray(logits)
+    if logits.ndim != 2:
+        raise invalid_argument(f"logits should be a matrix, got shape {dims_str(logits.shape)}")
+    num = np.asarray(num_samples)
+    if num.ndim != 0:
+        raise invalid_argument(f"num_samples should be a scalar, got shape {dims_str(num.shape)}")
+    n = int(num)
+    if n < 0:
+        raise invalid_argument(f"num_samples should be non-negative, got {n}")
+    if logits.shape[1] <= 0:
+        raise invalid_argument(f"num_classes should be positive, got {logits.shape[1]}")
+    return logits, n
 
 
 def _multinomial_shape(ic):
@@ -77,30 +91,14 @@ def _multinomial_shape(ic):
 )
 def multinomial_kernel(ctx, logits, num_samples, *, seed, seed2, output_dtype, node):
     """Class indices drawn from ``softmax(logits)`` row by row."""
-    logits = np.asarray(logits)
-    if logits.ndim != 2:
-        raise invalid_argument(f"logits should be a matrix, got shape {dims_str(logits.shape)}")
-    num = np.asarray(num_samples)
-    if num.ndim != 0:
-        raise invalid_argument(f"num_samples should be a scalar, got shape {dims_str(num.shape)}")
-    n = int(num)
-    if n < 0:
-        raise invalid_argument(f"num_samples should be nonnegative, got {n}")
-    batch, classes = logits.shape
-    if classes == 0 and batch * n:
-        raise invalid_argument(f"num_classes should be positive, got {classes}")
+    logits, n = check_multinomial(logits, num_samples)
+    batch = logits.shape[0]
     check_size([batch, n], output_dtype)
     if batch * n == 0:
         return np.zeros((batch, n), output_dtype.np_dtype)
-    rng = _generator(ctx, node, seed, seed2, batch * n)
-    x = logits.astype(np.float64)
-    x = x - np.max(np.where(np.isfinite(x), x, -np.inf), axis=1, keepdims=True)
-    cdf = np.cumsum(np.where(np.isfinite(x), np.exp(x), 0.0), axis=1)
-    u = rng.random((batch, n)) * cdf[:, -1:]
-    out = np.empty((batch, n), np.int64)
-    for b in range(batch):
-        out[b] = np.minimum(np.searchsorted(cdf[b], u[b], side="right"), classes - 1)
-    return out.astype(output_dtype.np_dtype)
+    stream = stream_for(ctx, node, seed, seed2)
+    base = stream.reserve(sampling.multinomial_reserved_blocks(batch, n), ctx)
+    return sampling.multinomial(logits, n, stream.key, base).astype(output_dtype.np_dtype)
 
 
 # ----------------------------------------------------------------------------------------
@@ -124,35 +122,36 @@ def _gamma_shape(ic):
     shape_fn=_gamma_shape,
 )
 def random_gamma_kernel(ctx, shape, alpha, *, seed, seed2, T, node):  # noqa: N803
-    """Gamma(alpha, 1) samples of shape ``shape + alpha.shape``."""
-    dims = output_dims(shape) + list(np.shape(alpha))
-    n = check_size(dims, T)
-    if n == 0:
-        return np.zeros(dims, T.np_dtype)
-    rng = _generator(ctx, node, seed, seed2, n)
-    a = np.broadcast_to(np.asarray(alpha, np.float64), dims)
-    with np.errstate(invalid="ignore"):
-        out = np.where(a > 0, rng.standard_gamma(np.where(a > 0, a, 1.0)), np.nan)
-    return out.astype(T.np_dtype)
+    """Gamma(alpha, 1) samples of shape ``shape + alpha.shape`` (Marsaglia and Tsang; a run
+    reserves 256 blocks per output)."""
+    return _per_param(ctx, node, shape, alpha, seed, seed2, T, "alpha", sampling.gamma)
 
 
 # ----------------------------------------------------------------------------------------
 # RandomPoisson (deprecated) and RandomPoissonV2
 
 
-def _poisson(ctx, node, shape, rate, seed, seed2, dtype):
-    dims = output_dims(shape) + list(np.shape(rate))
+def _per_param(ctx, node, shape, param, seed, seed2, dtype, what, sample):
+    """Samples of shape ``shape + param.shape`` drawn by ``sample`` with TensorFlow's
+    reservation of 256 blocks per output."""
+    dims = output_dims(shape)
+    per = check_size(dims, dtype)
+    param = np.asarray(param)
+    dims = dims + list(param.shape)
     n = check_size(dims, dtype)
+    if per == 0:
+        return np.zeros(dims, dtype.np_dtype)
+    if param.size == 0 and what == "alpha":
+        raise invalid_argument("Input alpha should have non-zero element count, got: 0")
+    stream = stream_for(ctx, node, seed, seed2)
+    base = stream.reserve(n * sampling.RESERVED_BLOCKS_PER_OUTPUT, ctx)
     if n == 0:
         return np.zeros(dims, dtype.np_dtype)
-    rng = _generator(ctx, node, seed, seed2, n)
-    lam = np.broadcast_to(np.asarray(rate, np.float64), dims)
-    ok = np.isfinite(lam) & (lam >= 0)
-    draws = rng.poisson(np.where(ok, lam, 0.0)).astype(np.float64)
-    draws = np.where(ok, draws, np.nan)
-    if dtype.is_integer:
-        draws = np.where(ok, draws, 0)
-    return draws.astype(dtype.np_dtype)
+    return sample(param, per, stream.key, base, dtype.np_dtype).reshape(dims)
+
+
+def _poisson(ctx, node, shape, rate, seed, seed2, dtype):
+    return _per_param(ctx, node, shape, rate, seed, seed2, dtype, "rate", sampling.poisson)
 
 
 def _rate_shape(ic):
@@ -205,41 +204,46 @@ def random_poisson_v2_kernel(ctx, shape, rate, *, seed, seed2, dtype, node):
 def parameterized_truncated_normal_kernel(ctx, shape, means, stdevs, minvals, maxvals, *,
                                           seed, seed2, dtype, node):
     """Normal(mean, stdev) samples cut to [minval, maxval], one batch row per parameter."""
+    shape_arr = np.asarray(shape)
+    if shape_arr.ndim != 1:
+        raise invalid_argument(
+            f"Input shape should be a vector, got shape: {dims_str(shape_arr.shape)}")
+    if shape_arr.size == 0:
+        raise invalid_argument(f"Shape tensor must not be empty, got Tensor<type: "
+                               f"{shape_arr.dtype} shape: [0] values: >")
     dims = output_dims(shape)
     n = check_size(dims, dtype)
-    if n == 0:
-        return np.zeros(dims, dtype.np_dtype)
-    batch = dims[0] if dims else 1
-    per = n // batch if batch else 0
-    params = []
-    for name, p in (("means", means), ("stdevs", stdevs), ("minvals", minvals),
-                    ("maxvals", maxvals)):
-        p = np.asarray(p, np.float64).reshape(-1)
-        if p.size not in (1, batch):
+    params = [np.asarray(p) for p in (means, stdevs, minvals, maxvals)]
+    for name, p in zip(("means", "stddevs", "minvals", "maxvals"), params):
+        if p.ndim > 1:
             raise invalid_argument(
-                f"Input {name} should have length 1 or shape[0], got shape: {p.size}")
-        params.append(np.broadcast_to(p, (batch,))[:, None])
-    mean, std, lo, hi = params
-    rng = _generator(ctx, node, seed, seed2, n)
-    a = (lo - mean) / std
-    b = (hi - mean) / std
-    out = np.empty((batch, per))
-    todo = np.ones((batch, per), bool)
-    z = np.zeros((batch, per))
-    for _ in range(1000):
-        if not todo.any():
-            break
-        cand = rng.standard_normal((batch, per))
-        ok = todo & (cand >= a) & (cand <= b)
-        z[ok] = cand[ok]
-        todo &= ~ok
-    if todo.any():  # far tails: uniform over the interval (rare; TensorFlow uses exponentials)
-        fill = rng.uniform(np.broadcast_to(a, (batch, per)), np.broadcast_to(b, (batch, per)))
-        z[todo] = fill[todo]
-    out = mean + std * z
-    return out.reshape(dims).astype(dtype.np_dtype)
+                f"Input {name} should be a scalar or vector, got shape: {dims_str(p.shape)}")
+    num_batches = dims[0]
+    per = n // num_batches if num_batches else math.prod(dims[1:])
+    if all(p.size == 1 for p in params[:2]) and params[2].ndim == 0 and params[3].ndim == 0:
+        # All rows share the parameters: TensorFlow re-cuts the output into rows of 100.
+        per = 100
+        num_batches = -(-n // per)
+    else:
+        for name, p in zip(("means", "stddevs", "minvals", "maxvals"), params):
+            if p.ndim == 1 and p.shape[0] not in (1, num_batches):
+                raise invalid_argument(f"Input {name} should have length 1 or shape[0], got "
+                                       f"shape: {dims_str(p.shape)}")
+    stream = stream_for(ctx, node, seed, seed2)
+    base = stream.reserve(truncated.reserved_blocks(num_batches, per), ctx)
+    flat = [p.reshape(-1).astype(dtype.np_dtype) for p in params]
+    try:
+        out = truncated.parameterized_truncated_normal(flat, num_batches, per, n, stream.key,
+                                                       base, dtype.np_dtype)
+    except ValueError as e:
+        raise invalid_argument(str(e)) from None
+    except truncated.SamplerFailure:
+        raise errors.InternalError(
+            None, None, "TruncatedNormal rejection sampler failed to accept a sample.") from None
+    return out.reshape(dims)
 
 
-for _op in ("RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "RandomPoissonV2",
+# RandomGamma's gradient (for alpha) is in grad.py.
+for _op in ("RandomShuffle", "Multinomial", "RandomPoisson", "RandomPoissonV2",
             "ParameterizedTruncatedNormal"):
     no_gradient(_op)

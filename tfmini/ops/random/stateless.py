@@ -5,8 +5,7 @@ The ``[2]`` seed input is scrambled into a Philox key and counter as TensorFlow'
 ``GenerateKey`` does: one Philox block of counter ``(seed0, seed1)`` under a fixed key gives
 the key (its first two words) and the counter's high half (the other two). The samples are
 then drawn exactly as the stateful ops draw them from counter 0 of that stream (bit-exact for
-normal, uniform, uniform int and truncated normal). StatelessMultinomial's samples are
-tfmini's own (as RandomShuffle's; see :mod:`tfmini.ops.random.samplers`).
+normal, uniform, uniform int and truncated normal; StatelessMultinomial as Multinomial).
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from tfmini.core.shapes import TensorShape, dims_str
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import op_scope
 from tfmini.ops.common.kernel_util import invalid_argument
-from tfmini.ops.random import distributions, philox
+from tfmini.ops.random import distributions, philox, samplers, sampling
 from tfmini.ops.random.random_ops import reserve_scope_name, shape_tensor
 from tfmini.ops.random.stream import check_size, output_dims
 
@@ -48,7 +47,8 @@ def key_counter_from_seed(seed: Any) -> tuple[tuple[int, int], int]:
     return (int(mix[0]), int(mix[1])), philox.counter_of((0, 0, int(mix[2]), int(mix[3])))
 
 
-def _check_seed(seed: Any) -> np.ndarray:
+def check_seed(seed: Any) -> np.ndarray:
+    """A stateless op's ``[2]`` seed input, checked as TensorFlow checks it."""
     seed = np.asarray(seed)
     if seed.shape != (2,):
         raise invalid_argument(f"seed must have shape [2], not {dims_str(seed.shape)}")
@@ -67,7 +67,7 @@ _STATELESS_ATTRS = ["dtype: {half, float, double} = DT_FLOAT", "T: {int32, int64
 
 
 def _stateless(shape, seed, dtype, sample):
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     dims = output_dims(shape)
     n = check_size(dims, dtype)
     if n == 0:
@@ -116,7 +116,7 @@ def stateless_random_uniform_int_kernel(shape, seed, minval, maxval, *, dtype):
         raise invalid_argument(f"minval must be 0-D, got shape {dims_str(minval.shape)}")
     if maxval.ndim != 0:
         raise invalid_argument(f"maxval must be 0-D, got shape {dims_str(maxval.shape)}")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     dims = output_dims(shape)
     n = check_size(dims, dtype)
     if n == 0:
@@ -143,29 +143,16 @@ def _stateless_multinomial_shape(ic):
                     "output_dtype: {int32, int64} = DT_INT64"],
              shape_fn=_stateless_multinomial_shape)
 def stateless_multinomial_kernel(logits, num_samples, seed, *, output_dtype):
-    """Class indices from ``softmax(logits)`` row by row, determined by ``seed``."""
-    logits = np.asarray(logits)
-    if logits.ndim != 2:
-        raise invalid_argument(f"logits should be a matrix, got shape {dims_str(logits.shape)}")
-    n = int(np.asarray(num_samples))
-    if n < 0:
-        raise invalid_argument(f"num_samples should be nonnegative, got {n}")
-    seed = _check_seed(seed)
-    batch, classes = logits.shape
+    """Class indices from ``softmax(logits)`` row by row, determined by ``seed`` (drawn as
+    Multinomial draws them, from counter 0 of the seed's stream)."""
+    seed = check_seed(seed)
+    logits, n = samplers.check_multinomial(logits, num_samples)
+    batch = logits.shape[0]
     check_size([batch, n], output_dtype)
     if batch * n == 0:
         return np.zeros((batch, n), output_dtype.np_dtype)
-    if classes == 0:
-        raise invalid_argument(f"num_classes should be positive, got {classes}")
     key, counter = key_counter_from_seed(seed)
-    rng = np.random.Generator(np.random.Philox(key=key[0] | (key[1] << 32), counter=counter))
-    x = logits.astype(np.float64)
-    x = x - np.max(x, axis=1, keepdims=True)
-    cdf = np.cumsum(np.exp(x), axis=1)
-    u = rng.random((batch, n)) * cdf[:, -1:]
-    out = np.stack([np.minimum(np.searchsorted(cdf[b], u[b], side="right"), classes - 1)
-                    for b in range(batch)])
-    return out.astype(output_dtype.np_dtype)
+    return sampling.multinomial(logits, n, key, counter).astype(output_dtype.np_dtype)
 
 
 for _op in ("StatelessRandomNormal", "StatelessRandomUniform", "StatelessTruncatedNormal",

@@ -9,8 +9,6 @@ uses, and a new Session starts again from the seeds. A failed run gives its rese
 
 from __future__ import annotations
 
-import math
-import os
 import secrets
 import threading
 from collections.abc import Sequence
@@ -18,27 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from tfmini import errors
-from tfmini.core.dtypes import tf_type_name
 from tfmini.core.shapes import dims_str
 from tfmini.ops.common.kernel_util import as_int_list, check_non_negative_dims, invalid_argument
+from tfmini.ops.common.memory import check_allocation
 from tfmini.ops.random import philox
 
 __all__: list[str] = []
 
 _RESOURCE_CONTAINER = "_random_streams"
 _MASK128 = (1 << 128) - 1
-
-
-def _memory_limit() -> int:
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return 1 << 40
-
-
-# Requests for more bytes than the machine has fail before anything is allocated.
-MEMORY_LIMIT_BYTES = _memory_limit()
 
 
 class PhiloxStream:
@@ -92,15 +78,5 @@ def output_dims(shape: Any, name: str = "shape") -> list[int]:
 
 def check_size(dims: Sequence[int], dtype: Any) -> int:
     """The element count of ``dims``; ResourceExhaustedError before allocating more memory
-    than the machine has (TensorFlow's allocator fails the same way, with OOM)."""
-    n = math.prod(dims)
-    if n >= 1 << 63:
-        raise invalid_argument(
-            f"Shape [{','.join(str(d) for d in dims)}] has more than 2**63 - 1 elements")
-    if n * np.dtype(dtype.np_dtype).itemsize > MEMORY_LIMIT_BYTES:
-        raise errors.ResourceExhaustedError(
-            None, None,
-            f"OOM when allocating tensor with shape[{','.join(str(d) for d in dims)}] and type "
-            f"{tf_type_name(dtype)} on /job:localhost/replica:0/task:0/device:CPU:0 by "
-            f"allocator cpu")
-    return n
+    than the per-allocation cap (:func:`tfmini.ops.common.memory.check_allocation`)."""
+    return check_allocation(dims, dtype)
