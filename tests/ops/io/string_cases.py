@@ -58,6 +58,7 @@ def value_cases(tf) -> dict:
         "int_width": tf.as_string(tf.constant([7, -3, 123456]), width=4),
         "int_left": tf.as_string(tf.constant([7, -3], tf.int64), width=4, fill="-"),
         "int8": tf.as_string(tf.constant([-128, 5], tf.int8)),
+        "uint64": tf.as_string(tf.constant(np.array([2**64 - 1, 3], np.uint64))),
     }, {})
     c["format"] = lambda: ({
         "vector": s.format("x={} y={} s={}", [tf.constant(np.arange(10)),
@@ -134,6 +135,7 @@ def value_cases(tf) -> dict:
         "float": tf.decode_raw(tf.constant(raw), tf.float32),
         "uint8": tf.io.decode_raw(tf.constant(raw[:1]), tf.uint8),
         "float64": tf.decode_raw(tf.constant(raw[:1]), tf.float64),
+        "uint16": tf.decode_raw(tf.constant(raw), tf.uint16),
     }, {})
     return c
 
@@ -148,7 +150,7 @@ def build_error_cases(tf) -> dict:
         "substr_shapes": lambda: s.substr(tf.constant(["abc"]), tf.constant([1, 2]),
                                           tf.constant([1])),
         "reduce_join_axis": lambda: s.reduce_join(tf.constant([["a"]]), axis=2),
-        "as_string_type": lambda: tf.as_string(tf.constant([[1]], tf.resource)),
+        "as_string_type": lambda: tf.as_string(tf.placeholder(tf.resource)),
     }
 
 

@@ -83,8 +83,8 @@ def string_to_number_kernel(string_tensor, *, out_type):
 # ----------------------------------------------------------------------------------------
 # AsString
 
-_AS_STRING_TYPES = ("bfloat16, half, float, double, int8, int16, int32, int64, uint8, bool, "
-                    "complex64, complex128, string, variant")
+_AS_STRING_TYPES = ("bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+                    "uint32, uint64, bool, complex64, complex128, string, variant")
 
 
 def _as_string_format(dt, precision, scientific, shortest, width, fill) -> str:
@@ -243,7 +243,7 @@ def string_format_kernel(inputs, *, T, template, placeholder, summarize):  # noq
 # ----------------------------------------------------------------------------------------
 # DecodeRaw, StringToHashBucketFast
 
-_RAW_TYPES = ("half, float, double, int32, uint8, int16, int8, int64, complex64, "
+_RAW_TYPES = ("half, float, double, int32, uint16, uint8, int16, int8, int64, complex64, "
               "complex128, bool, bfloat16")
 
 
