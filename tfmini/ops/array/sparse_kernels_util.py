@@ -56,6 +56,14 @@ def linear_keys(idx: np.ndarray, dims: np.ndarray) -> np.ndarray:
     """Row-major linear positions of in-bounds indices (object ints when int64 overflows)."""
     if idx.shape[0] == 0:
         return np.zeros(0, np.int64)
+    total = 1
+    for d in dims.tolist():
+        total *= max(int(d), 1)
+    if total < 2 ** 62:  # the common case: int64 arithmetic, no overflow possible
+        strides64 = np.ones(len(dims), np.int64)
+        for k in range(len(dims) - 2, -1, -1):
+            strides64[k] = strides64[k + 1] * max(int(dims[k + 1]), 1)
+        return idx @ strides64
     strides = np.ones(len(dims), dtype=object)
     for k in range(len(dims) - 2, -1, -1):
         strides[k] = strides[k + 1] * int(dims[k + 1])

@@ -268,13 +268,16 @@ def sparse_tensor_dense_mat_mul_kernel(a_indices, a_values, a_shape, b, *, adjoi
             f"{dense.shape[0]}.  Did you forget a transpose?  Dimensions of A: "
             f"[{int(shape[0])}, {int(shape[1])}).  Dimensions of B: {dims_str(np.shape(b))}")
     vals = np.conj(vals) if adjoint_a else vals
-    for i, (r, k) in enumerate(zip(idx[:, rows_col].tolist(), idx[:, inner_col].tolist())):
+    rows, ks = idx[:, rows_col], idx[:, inner_col]
+    bad = np.flatnonzero((ks < 0) | (ks >= inner) | (rows < 0) | (rows >= out_rows))
+    if bad.size:  # the first bad entry, k checked before m as TensorFlow's kernel does
+        i = int(bad[0])
+        r, k = int(rows[i]), int(ks[i])
         if not 0 <= k < inner:
             raise invalid_argument(
                 f"k ({k}) from index[{i},{inner_col}] out of bounds (>={inner})")
-        if not 0 <= r < out_rows:
-            raise invalid_argument(
-                f"m ({r}) from index[{i},{rows_col}] out of bounds (>={out_rows})")
+        raise invalid_argument(
+            f"m ({r}) from index[{i},{rows_col}] out of bounds (>={out_rows})")
     out = np.zeros((out_rows, dense.shape[1]), np.result_type(vals.dtype, dense.dtype))
     np.add.at(out, idx[:, rows_col], vals[:, None] * dense[idx[:, inner_col]])
     return out.astype(dense.dtype, copy=False)

@@ -36,11 +36,14 @@ def _split_shape(ic) -> list[TensorShape]:
 
 
 def _sparse_from_tokens(tokens: list[list[bytes]]):
-    rows = [(i, j) for i, ts in enumerate(tokens) for j in range(len(ts))]
-    indices = np.array(rows, dtype=np.int64).reshape(-1, 2)
-    values = np.empty(len(rows), dtype=object)
+    counts = np.fromiter((len(ts) for ts in tokens), np.int64, len(tokens))
+    total = int(counts.sum())
+    rows = np.repeat(np.arange(len(tokens), dtype=np.int64), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    indices = np.stack([rows, np.arange(total, dtype=np.int64) - starts], axis=1)
+    values = np.empty(total, dtype=object)
     values[:] = [t for ts in tokens for t in ts]
-    width = max((len(ts) for ts in tokens), default=0)
+    width = int(counts.max()) if len(tokens) else 0
     return indices, values, np.array([len(tokens), width], dtype=np.int64)
 
 
@@ -68,12 +71,15 @@ def string_split_kernel(input, delimiter, *, skip_empty):  # noqa: A002
             f"delimiter must be a scalar, got shape: {_dims(np.shape(delimiter))}")
     delim = as_bytes(np.asarray(delimiter, dtype=object).item())
     tokens = []
+    splitter = re.compile(b"[" + re.escape(delim) + b"]") if len(delim) > 1 else None
     for s in np.asarray(input, dtype=object).tolist():
         s = as_bytes(s)
         if not delim:
             parts = [s[i:i + 1] for i in range(len(s))]
+        elif splitter is None:
+            parts = s.split(delim)
         else:
-            parts = re.split(b"[" + re.escape(delim) + b"]", s)
+            parts = splitter.split(s)
         # An empty string has no tokens, even when empty tokens are kept.
         tokens.append([p for p in parts if p or not skip_empty] if s else [])
     return _sparse_from_tokens(tokens)
