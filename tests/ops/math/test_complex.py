@@ -76,3 +76,77 @@ def test_complex_feed_and_fetch_keep_dtype():
             out = sess.run(y, {z: np.array([1 + 2j, 3j])})
     assert out.dtype == np.complex128
     np.testing.assert_allclose(out, [5, 9])
+
+
+def test_complex_and_bfloat16_resource_variables_update():
+    # TensorFlow 2.21 runs assign_add on complex64 and bfloat16 resource variables
+    # ([1+2j] + [1j] = [1+3j], [1.5] + [1] = [2.5]).
+    with tm.Graph().as_default():
+        v = tm.get_variable("v", initializer=tm.constant([1 + 2j], tm.complex64),
+                            use_resource=True)
+        b = tm.get_variable("b", initializer=tm.constant([1.5], tm.bfloat16), use_resource=True)
+        ops = [v.assign_add(tm.constant([1j], tm.complex64)),
+               b.assign_add(tm.constant([1.0], tm.bfloat16))]
+        with tm.Session() as sess:
+            sess.run(tm.global_variables_initializer())
+            cv, bv = sess.run(ops)
+    assert cv.dtype == np.complex64 and cv.tolist() == [1 + 3j]
+    assert bv.dtype.name == "bfloat16" and bv.astype(np.float32).tolist() == [2.5]
+
+
+_FD_UNARY = ["sqrt", "exp", "log", "square", "reciprocal", "tanh", "sigmoid", "sin", "cos",
+             "rsqrt", "log1p", "conj", "real", "imag", "angle", "abs", "sign", "negative"]
+_FD_BINARY = {"mul": lambda x, y: x * y, "div": lambda x, y: x / y,
+              "pow": tm.pow, "sub": lambda x, y: x - y, "matmul": tm.matmul,
+              "complex_of_parts": lambda x, y: tm.complex(tm.real(x), tm.imag(y)),
+              "sum_prod": lambda x, y: tm.reduce_prod(x, 1) + tm.reduce_mean(y, 0)}
+_Z0 = np.array([[0.7 + 0.4j, -0.3 + 1.1j], [1.2 - 0.6j, 0.5 + 0.2j]])
+_Z1 = np.array([[0.9 - 0.2j, 0.4 + 0.8j], [-0.6 + 0.5j, 1.3 + 0.1j]])
+
+
+def _real_loss(y):
+    # A real function of y with distinct weights: sum(Re(w * y)) (real y: sum(w_r * y)).
+    w = np.arange(1, y.shape.num_elements() + 1).reshape(y.shape.as_list()) * (0.3 - 0.2j)
+    if y.dtype.is_complex:
+        return tm.reduce_sum(tm.real(y * tm.constant(w.astype(np.complex128))))
+    return tm.reduce_sum(y * tm.constant(w.real))
+
+
+def _fd_grad(loss_of, zs, i, eps=1e-6):
+    # TensorFlow's convention for a real loss L of complex z: dL/dRe(z) + 1j * dL/dIm(z).
+    out = np.zeros_like(zs[i])
+    for k in np.ndindex(zs[i].shape):
+        parts = []
+        for step in (eps, 1j * eps):
+            hi = [z.copy() for z in zs]
+            lo = [z.copy() for z in zs]
+            hi[i][k] += step
+            lo[i][k] -= step
+            parts.append((loss_of(hi) - loss_of(lo)) / (2 * eps))
+        out[k] = parts[0] + 1j * parts[1]
+    return out
+
+
+def _check_fd(build, zs):
+    with tm.Graph().as_default():
+        phs = [tm.placeholder(tm.complex128, z.shape) for z in zs]
+        loss = _real_loss(build(*phs))
+        grads = tm.gradients(loss, phs)
+        with tm.Session() as sess:
+            def loss_of(values):
+                return sess.run(loss, dict(zip(phs, values)))
+
+            got = sess.run(grads, dict(zip(phs, zs)))
+            for i in range(len(zs)):
+                np.testing.assert_allclose(got[i], _fd_grad(loss_of, zs, i), rtol=1e-5,
+                                           atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", _FD_UNARY)
+def test_complex_unary_gradients_match_finite_differences(fn):
+    _check_fd(getattr(tm, fn), [_Z0])
+
+
+@pytest.mark.parametrize("fn", sorted(_FD_BINARY))
+def test_complex_binary_gradients_match_finite_differences(fn):
+    _check_fd(_FD_BINARY[fn], [_Z0, _Z1])
