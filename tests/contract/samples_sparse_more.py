@@ -29,6 +29,9 @@ SAMPLES = {
                              {"concat_dim": 1}),
     "SparseSlice": lambda: ([*_sp(), np.array([0, 1], np.int64), np.array([3, 3], np.int64)],
                             {}),
+    "SparseDenseCwiseMul": lambda: ([*_sp(), np.linspace(1, 2, 4)], {}),
+    "SparseDenseCwiseDiv": lambda: ([*_sp(), np.linspace(1, 2, 12).reshape(3, 4)], {}),
+    "SparseDenseCwiseAdd": lambda: ([*_sp(), np.linspace(1, 2, 4)], {}),
     "SparseSliceGrad": lambda: ([np.array([1.0, 2.0]), _IDX, np.array([0, 1], np.int64),
                                  np.array([[0, 2], [2, 0]], np.int64)], {}),
 }

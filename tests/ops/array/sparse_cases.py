@@ -134,6 +134,18 @@ def _fed(tf):
         r, tf.constant(DENSE))}, {sp: feed}
 
 
+def _cwise(tf):
+    a = tf.sparse.reorder(_sp(tf))
+    d = tf.constant(_RNG.normal(size=(3, 4)).astype(np.float32))
+    row = tf.constant(np.array([1.5, -2.0, 0.5, 4.0], np.float32))
+    m, q = a * d, a / row
+    ints = tf.SparseTensor(tf.constant(B_IDX), tf.constant([1, 2, 3, 4]), tf.constant(SHAPE))
+    loss = _weighted_sum(tf, m.values, 12) + _weighted_sum(tf, q.values, 13)
+    ga, gd, gr = tf.gradients(loss, [a.values, d, row])
+    return {"mul": m, "div": q, "int_div": ints / tf.constant([2, 2, 2, 2]),
+            "scalar": a * 2.0, "grad/a": ga, "grad/d": gd, "grad/row": gr}, {}
+
+
 def value_cases(tf) -> dict:
     """Named cases: each a thunk returning ``(fetches, feeds)``."""
     return {
@@ -146,6 +158,7 @@ def value_cases(tf) -> dict:
         "transpose": lambda: _transpose(tf),
         "from_dense_and_indicator": lambda: _from_dense_and_indicator(tf),
         "fed": lambda: _fed(tf),
+        "cwise": lambda: _cwise(tf),
         # TensorFlow's SparseReorder sorts without checking the bounds.
         "reorder_out_of_bounds": lambda: ({"r": tf.sparse.reorder(_sp(
             tf, np.array([[0, 0], [3, 1], [1, 9]], np.int64), np.array([1.0, 2.0, 3.0],
@@ -182,6 +195,8 @@ def run_error_cases(tf) -> dict:
         "dense_add_shapes": lambda: (tf.sparse.add(unordered(), tf.ones([3, 3])), {}),
         "matmul_index": lambda: (tf.sparse.sparse_dense_matmul(
             _run_sp(tf, [[0, 5]], [1.0], [3, 4]), tf.ones([4, 2])), {}),
+        "reduce_write_index": lambda: (tf.sparse.reduce_sum(_run_sp(
+            tf, [[0, 0], [5, 1]], [1.0, 2.0], [3, 4]), 1), {}),
         "reduce_axis": lambda: (tf.sparse.reduce_sum(unordered(), 2), {}),
         "concat_shapes": lambda: (tf.sparse.concat(0, [unordered(), _run_sp(
             tf, [[0, 0]], [1.0], [2, 5])]).values, {}),

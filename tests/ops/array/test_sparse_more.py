@@ -48,3 +48,14 @@ def test_run_errors_match_tensorflow(case):
     if case in RE2_MESSAGES:
         message = message.split(", error: ")[0]
     assert message in str(info.value), (str(info.value), want)
+
+
+def test_sparse_dense_cwise_add_has_no_gradient_as_in_tensorflow():
+    with tm.Graph().as_default():
+        a = tm.SparseTensor([[0, 1]], [2.0], [2, 3])
+        out = tm.raw_ops.SparseDenseCwiseAdd(sp_indices=a.indices, sp_values=a.values,
+                                             sp_shape=a.dense_shape, dense=tm.ones([3]))
+        with tm.Session() as sess:
+            assert sess.run(out).tolist() == [3.0]
+        with pytest.raises(NotImplementedError, match="SparseDenseCwiseAdd"):
+            tm.gradients(tm.reduce_sum(out), a.values)

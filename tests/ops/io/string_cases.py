@@ -34,6 +34,13 @@ def value_cases(tf) -> dict:
         "ws_maxsplit": s.split(tf.constant(["  a b c d "]), maxsplit=2),
     }, {})
 
+    def split_to_dense():
+        sp = tf.string_split(tf.constant(["a b", "c", ""]))
+        return {"default": tf.sparse.to_dense(sp),
+                "pad": tf.sparse.to_dense(sp, default_value="<pad>")}, {}
+
+    c["split_to_dense"] = split_to_dense
+
     def split_fed():
         x = tf.placeholder(tf.string, [None])
         return {"split": tf.string_split(x, sep="-")}, {x: np.array([b"a-b", b"c"], object)}

@@ -97,4 +97,45 @@ def _sparse_tensor_dense_mat_mul_grad(op, grad):
     return None, array_ops.squeeze(vg, axis=[-2, -1]), None, b_grad
 
 
+def _cwise_mul_or_div_grad(op, grad, is_mul: bool):
+    """TensorFlow's _SparseDenseCwiseMulOrDivGrad: the dense side's gradient is scattered
+    (through SparseAdd onto zeros) at the entries' broadcast positions."""
+    x_indices, x_values, x_shape, y = op.inputs
+    y_shape = math_ops.cast(array_ops.shape(y), "int64")
+    num_added = array_ops.expand_dims(array_ops.size(x_shape) - array_ops.size(y_shape), 0)
+    augmented = array_ops.concat([array_ops.ones(num_added, "int64"), y_shape], 0)
+    scaling = math_ops.floor_div(x_shape, augmented)
+    scaled = math_ops.floor_div(x_indices, scaling)
+    scaled = array_ops.slice(scaled, array_ops.concat([np.array([0], np.int32), num_added], 0),
+                             np.array([-1, -1], np.int32))
+    dense_vals = _build("GatherNd", [y, scaled])[0]
+    if is_mul:
+        dx = grad * dense_vals
+        dy_val = grad * x_values
+    else:
+        dx = math_ops.realdiv(grad, dense_vals)
+        dy_val = grad * math_ops.realdiv(-x_values, math_ops.square(dense_vals))
+    dy = _build("SparseTensorDenseAdd", [scaled, dy_val, y_shape, array_ops.zeros_like(y)])[0]
+    return None, dx, None, dy
+
+
+@RegisterGradient("SparseDenseCwiseMul")
+def _sparse_dense_cwise_mul_grad(op, grad):
+    """grad * dense values for the entries; entries' values * grad scattered for the dense."""
+    return _cwise_mul_or_div_grad(op, grad, True)
+
+
+@RegisterGradient("SparseDenseCwiseDiv")
+def _sparse_dense_cwise_div_grad(op, grad):
+    """grad / dense values; -grad * x / dense^2 scattered for the dense side."""
+    return _cwise_mul_or_div_grad(op, grad, False)
+
+
+@RegisterGradient("SparseDenseCwiseAdd")
+def _sparse_dense_cwise_add_grad(op, grad):
+    """TensorFlow has none: it raises NotImplementedError, and so does tfmini."""
+    del op, grad
+    raise NotImplementedError("Gradient for SparseDenseCwiseAdd is not implemented.")
+
+
 __all__: list[str] = []

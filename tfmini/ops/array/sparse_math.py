@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tfmini import errors
 from tfmini.core import dtypes
 from tfmini.core.builder import build_op
 from tfmini.core.convert import convert_to_tensor
@@ -156,12 +157,20 @@ def _reduce_axes(axes, rank: int) -> list[int]:
 
 def _group_sums(input_indices, input_values, input_shape, reduction_axes):
     idx, vals, dims = sparse_parts(input_indices, input_values, input_shape)
-    check_in_bounds(idx, dims)
     axes = _reduce_axes(reduction_axes, dims.size)
     kept = [d for d in range(dims.size) if d not in axes]
     out_dims = dims[kept]
     out_idx = idx[:, kept]
     keys = linear_keys(out_idx, out_dims)
+    # TensorFlow checks only where each group is written (sparse_reduce_op.cc), and as an
+    # internal error; coordinates in the reduced dimensions are not checked.
+    size = int(np.prod(out_dims)) if len(kept) else 1
+    bad = np.flatnonzero((out_idx < 0).any(axis=1) | (out_idx >= out_dims).any(axis=1)
+                         | (keys >= size))
+    if bad.size:
+        raise errors.InternalError(
+            None, None, f"Obtained a write index of {int(keys[bad[0]])} which is outside of "
+            f"bounds of [0, {size})")
     uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     sums = np.zeros(len(uniq), vals.dtype)
     np.add.at(sums, inverse.reshape(-1), vals)
@@ -281,6 +290,38 @@ def sparse_tensor_dense_mat_mul_kernel(a_indices, a_values, a_shape, b, *, adjoi
     out = np.zeros((out_rows, dense.shape[1]), np.result_type(vals.dtype, dense.dtype))
     np.add.at(out, idx[:, rows_col], vals[:, None] * dense[idx[:, inner_col]])
     return out.astype(dense.dtype, copy=False)
+
+
+# ----------------------------------------------------------------------------------------
+# SparseDenseCwiseMul, SparseDenseCwiseDiv, SparseDenseCwiseAdd
+
+
+def _cwise(op_type: str, fn, doc: str) -> None:
+    def kernel(sp_indices, sp_values, sp_shape, dense):
+        idx, vals, dims = sparse_parts(sp_indices, sp_values, sp_shape, "sp")
+        y = np.asarray(dense)
+        if y.ndim > dims.size or any(
+                d not in (1, n) for d, n in zip(y.shape[::-1], dims.tolist()[::-1])):
+            raise invalid_argument(
+                f"SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible "
+                f"shapes: [{','.join(str(int(d)) for d in dims)}] vs. "
+                f"[{','.join(str(d) for d in y.shape)}]")
+        full = np.broadcast_to(y, tuple(int(d) for d in dims))
+        check_in_bounds(idx, dims)
+        return fn(vals, full[tuple(idx.T)] if idx.shape[0] else np.zeros(0, y.dtype))
+
+    register_op(op_type, inputs=["sp_indices: int64", "sp_values: T", "sp_shape: int64",
+                                 "dense: T"],
+                outputs=["output: T"], attrs=[f"T: {{{NUMBER_TYPES}}}"],
+                shape_fn=lambda ic: [TensorShape([ic.input_shape("sp_values").dims[0]
+                                                  if ic.input_shape("sp_values").dims
+                                                  else None])],
+                doc=doc)(kernel)
+
+
+_cwise("SparseDenseCwiseMul", np.multiply, "Each entry times the dense value at its index.")
+_cwise("SparseDenseCwiseDiv", np.true_divide, "Each entry divided by the dense value there.")
+_cwise("SparseDenseCwiseAdd", np.add, "Each entry plus the dense value at its index.")
 
 
 # ----------------------------------------------------------------------------------------

@@ -108,7 +108,9 @@ def sparse_tensor_to_dense(sp_input: SparseTensor, default_value: Any = None,
                            validate_indices: bool = True, name: str | None = None) -> Output:
     """The dense tensor a SparseTensor stands for (``tf.sparse.to_dense``)."""
     if default_value is None:
-        default_value = np.zeros((), sp_input.dtype.np_dtype)
+        # TensorFlow's default is the type's zero: "" for strings.
+        default_value = (np.array(b"", dtype=object) if sp_input.dtype == dtypes.string
+                         else np.zeros((), sp_input.dtype.np_dtype))
     return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
                            default_value=default_value, validate_indices=validate_indices,
                            name=name)
