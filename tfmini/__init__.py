@@ -99,6 +99,7 @@ from tfmini.ops.io import (  # noqa: E402  (TF1's top-level string functions)
     string_join,
     string_split,
     string_strip,
+    string_to_hash_bucket,
     string_to_hash_bucket_fast,
     string_to_number,
     substr,

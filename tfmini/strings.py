@@ -17,6 +17,7 @@ from tfmini.ops.io import (
     string_join,
     string_split,
     string_strip,
+    string_to_hash_bucket,
     string_to_hash_bucket_fast,
     string_to_number,
     strings_split,
@@ -30,9 +31,11 @@ to_number = string_to_number
 format = string_format  # noqa: A001  (tf.strings.format)
 strip = string_strip
 to_hash_bucket_fast = string_to_hash_bucket_fast
+to_hash_bucket = string_to_hash_bucket
 
 __all__ = ["as_string", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
-           "regex_replace", "split", "strip", "substr", "to_hash_bucket_fast", "to_number",
+           "regex_replace", "split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
+           "to_number",
            "upper"]
 
 del string_split  # tm.string_split is the top-level TF1 name

@@ -32,6 +32,7 @@ SAMPLES = {
     "DecodeRaw": lambda: ([np.array([b"\x01\x00\x02\x00"], dtype=object)],
                           {"out_type": tm.int16}),
     "StringToHashBucketFast": lambda: ([_words()], {"num_buckets": 10}),
+    "StringToHashBucket": lambda: ([_words()], {"num_buckets": 7}),
     "StringSplit": lambda: ([_words(), np.array(b" ,", dtype=object)], {"skip_empty": True}),
     "StringSplitV2": lambda: ([_words(), np.array(b"", dtype=object)], {"maxsplit": -1}),
 }

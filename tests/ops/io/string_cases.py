@@ -133,6 +133,8 @@ def value_cases(tf) -> dict:
         "fast": tf.string_to_hash_bucket_fast(tf.constant(WORDS), 1000),
         "fast_big": s.to_hash_bucket_fast(tf.constant(WORDS), 2 ** 62),
         "one": s.to_hash_bucket_fast(tf.constant(WORDS[:3]), 1),
+        "hash64": tf.string_to_hash_bucket(tf.constant(WORDS), 1000),
+        "hash64_big": s.to_hash_bucket(tf.constant(WORDS), 2 ** 62),
     }, {})
     raw = np.array([b"\x01\x00\x02\x00\x00\x80\xff\xff", b"\x03\x00\x04\x00\x10\x00\x00\x01"],
                    object)

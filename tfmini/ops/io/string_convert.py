@@ -27,8 +27,10 @@ from tfmini.ops.common.build_util import as_operand, build_output
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.io.farmhash import fingerprint64
 from tfmini.ops.io.string_util import as_bytes, as_text, map_strings
+from tfmini.ops.io.tf_hash import hash64
 
-__all__ = ["as_string", "decode_raw", "string_to_hash_bucket_fast", "string_to_number"]
+__all__ = ["as_string", "decode_raw", "string_to_hash_bucket", "string_to_hash_bucket_fast",
+           "string_to_number"]
 
 # ----------------------------------------------------------------------------------------
 # StringToNumber
@@ -295,8 +297,20 @@ def string_to_hash_bucket_fast_kernel(input, *, num_buckets):  # noqa: A002
     return map_strings(lambda s: fingerprint64(s) % num_buckets, input, np.int64)
 
 
+@register_op(
+    "StringToHashBucket",
+    inputs=["string_tensor: string"],
+    outputs=["output: int64"],
+    attrs=["num_buckets: int >= 1"],
+    shape_fn=shape_fns.unchanged,
+)
+def string_to_hash_bucket_kernel(string_tensor, *, num_buckets):
+    """TensorFlow's Hash64 of each string, modulo ``num_buckets`` (the older, slower hash)."""
+    return map_strings(lambda s: hash64(s) % num_buckets, string_tensor, np.int64)
+
+
 for _op in ("StringToNumber", "AsString", "StringFormat", "DecodeRaw",
-            "StringToHashBucketFast"):
+            "StringToHashBucketFast", "StringToHashBucket"):
     no_gradient(_op)
 del _op
 
@@ -414,3 +428,18 @@ def string_to_hash_bucket_fast(input: Any, num_buckets: int,  # noqa: A002
                         {"num_buckets": num_buckets}, name=name)
 
 
+def string_to_hash_bucket(string_tensor: Any, num_buckets: int,
+                          name: str | None = None) -> Output:
+    """Hashes strings into buckets with TensorFlow's Hash64 (``tf.strings.to_hash_bucket``,
+    TF1 ``tf.string_to_hash_bucket``); bucket numbers equal TensorFlow's.
+
+    Args:
+        string_tensor: A string tensor.
+        num_buckets: The number of buckets (>= 1).
+        name: Optional op name.
+
+    Returns:
+        An int64 tensor of the input's shape.
+    """
+    return build_output("StringToHashBucket", [as_operand(string_tensor, dtypes.string)],
+                        {"num_buckets": num_buckets}, name=name)
