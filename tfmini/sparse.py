@@ -13,6 +13,8 @@ from tfmini.ops.array import (
     sparse_concat,
     sparse_fill_empty_rows,
     sparse_placeholder,
+    sparse_reduce_max,
+    sparse_reduce_max_sparse,
     sparse_reduce_sum,
     sparse_reduce_sum_sparse,
     sparse_reorder,
@@ -39,6 +41,8 @@ segment_mean = sparse_segment_mean
 segment_sqrt_n = sparse_segment_sqrt_n
 add = sparse_add
 reduce_sum = sparse_reduce_sum
+reduce_max = sparse_reduce_max
+reduce_max_sparse = sparse_reduce_max_sparse
 reduce_sum_sparse = sparse_reduce_sum_sparse
 sparse_dense_matmul = sparse_tensor_dense_matmul
 matmul = sparse_tensor_dense_matmul
@@ -49,6 +53,7 @@ transpose = sparse_transpose
 to_indicator = sparse_to_indicator
 
 __all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "fill_empty_rows", "from_dense",
-           "matmul", "placeholder", "reduce_sum", "reduce_sum_sparse", "reorder", "reshape",
+           "matmul", "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum",
+           "reduce_sum_sparse", "reorder", "reshape",
            "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice",
            "sparse_dense_matmul", "to_dense", "to_indicator", "transpose"]

@@ -22,6 +22,8 @@ SAMPLES = {
     "SparseTensorDenseAdd": lambda: ([*_sp(), np.linspace(0, 1, 12).reshape(3, 4)], {}),
     "SparseReduceSum": lambda: ([*_sp(), np.array([1], np.int32)], {"keep_dims": False}),
     "SparseReduceSumSparse": lambda: ([*_sp(), np.array([0], np.int32)], {"keep_dims": True}),
+    "SparseReduceMax": lambda: ([*_sp(), np.array([0], np.int32)], {"keep_dims": False}),
+    "SparseReduceMaxSparse": lambda: ([*_sp(), np.array([1], np.int32)], {"keep_dims": False}),
     "SparseTensorDenseMatMul": lambda: ([*_sp(), np.linspace(-1, 1, 8).reshape(4, 2)],
                                         {"adjoint_a": False, "adjoint_b": False}),
     "SparseReorder": lambda: ([_IDX[::-1].copy(), _VAL, _SHAPE], {}),

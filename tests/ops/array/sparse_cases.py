@@ -68,7 +68,12 @@ def _reduce_sum(tf):
             "c_axes": tf.sparse_reduce_sum(c, [0, 2]),
             "c_neg": tf.sparse.reduce_sum(c, -1),
             "sparse": tf.sparse.reduce_sum_sparse(a, 1),
-            "sparse_keep": tf.sparse_reduce_sum_sparse(c, [1], keep_dims=True)}
+            "sparse_keep": tf.sparse_reduce_sum_sparse(c, [1], keep_dims=True),
+            "max_all": tf.sparse.reduce_max(a), "max_axis0": tf.sparse.reduce_max(a, 0),
+            "max_keep": tf.sparse_reduce_max(c, [2], keepdims=True),
+            "max_int": tf.sparse.reduce_max(tf.SparseTensor(
+                tf.constant(B_IDX), tf.constant([-4, 2, -3, 7]), tf.constant(SHAPE)), 1),
+            "max_sparse": tf.sparse.reduce_max_sparse(c, 1)}
     loss = (_weighted_sum(tf, outs["axis1"], 5) + _weighted_sum(tf, outs["all"], 6)
             + _weighted_sum(tf, outs["axis0_keep"], 7))
     outs["grad/a"] = tf.gradients(loss, a.values)[0]

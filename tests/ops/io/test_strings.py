@@ -70,3 +70,19 @@ def test_string_tensors_of_str_and_bytes_agree():
             a = sess.run(y, {x: np.array(["ab", "c"], object)})
             b = sess.run(y, {x: np.array([b"ab", b"c"], object)})
     assert a.tolist() == b.tolist() == [b"AB", b"C"]
+
+
+def test_a_failed_string_parse_rolls_back_the_step():
+    # A run that updates a variable and fails parsing a string leaves the variable as it was.
+    with tm.Graph().as_default():
+        w = tm.Variable(np.array([1.0, 2.0], np.float32))
+        s = tm.placeholder(tm.string, [None])
+        step = w.assign_add(tm.string_to_number(s))
+        with tm.Session() as sess:
+            sess.run(tm.global_variables_initializer())
+            with pytest.raises(tm.errors.InvalidArgumentError,
+                               match="StringToNumberOp could not correctly convert string: x"):
+                sess.run(step, {s: np.array([b"1", b"x"], object)})
+            np.testing.assert_array_equal(sess.run(w), [1.0, 2.0])
+            np.testing.assert_array_equal(sess.run(step, {s: np.array([b"1", b"2"], object)}),
+                                          [2.0, 4.0])

@@ -28,8 +28,8 @@ from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.common.sparse_tensor import SparseTensor
 from tfmini.ops.common.type_lists import NUMBER_TYPES, REAL_TYPES
 
-__all__ = ["sparse_add", "sparse_reduce_sum", "sparse_reduce_sum_sparse",
-           "sparse_tensor_dense_matmul"]
+__all__ = ["sparse_add", "sparse_reduce_max", "sparse_reduce_max_sparse", "sparse_reduce_sum",
+           "sparse_reduce_sum_sparse", "sparse_tensor_dense_matmul"]
 
 _SPARSE_OUT = lambda ic: [TensorShape([None, None]), TensorShape([None]),  # noqa: E731
                           TensorShape([None])]
@@ -155,7 +155,7 @@ def _reduce_axes(axes, rank: int) -> list[int]:
     return sorted(out)
 
 
-def _group_sums(input_indices, input_values, input_shape, reduction_axes):
+def _group_sums(input_indices, input_values, input_shape, reduction_axes, ufunc=np.add):
     idx, vals, dims = sparse_parts(input_indices, input_values, input_shape)
     axes = _reduce_axes(reduction_axes, dims.size)
     kept = [d for d in range(dims.size) if d not in axes]
@@ -172,9 +172,16 @@ def _group_sums(input_indices, input_values, input_shape, reduction_axes):
             None, None, f"Obtained a write index of {int(keys[bad[0]])} which is outside of "
             f"bounds of [0, {size})")
     uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    sums = np.zeros(len(uniq), vals.dtype)
-    np.add.at(sums, inverse.reshape(-1), vals)
+    if ufunc is np.add:
+        sums = np.zeros(len(uniq), vals.dtype)
+    else:
+        sums = np.full(len(uniq), _lowest(vals.dtype), vals.dtype)
+    ufunc.at(sums, inverse.reshape(-1), vals)
     return dims, axes, kept, out_idx[first], sums
+
+
+def _lowest(dt: np.dtype):
+    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
 
 
 @register_op(
@@ -225,6 +232,58 @@ def sparse_reduce_sum_sparse_kernel(input_indices, input_values, input_shape, re
 
 # TensorFlow registers no gradient for the sparse-output form.
 no_gradient("SparseReduceSumSparse")
+
+
+@register_op(
+    "SparseReduceMax",
+    inputs=["input_indices: int64", "input_values: T", "input_shape: int64",
+            "reduction_axes: int32"],
+    outputs=["output: T"],
+    attrs=["keep_dims: bool = false", f"T: {{{REAL_TYPES}}}"],
+    shape_fn=lambda ic: [unknown_shape()],
+)
+def sparse_reduce_max_kernel(input_indices, input_values, input_shape, reduction_axes, *,
+                             keep_dims):
+    """The dense maximum of the SparseTensor's entries over the given axes; only entries
+    present count, and groups with no entry hold 0, as in TensorFlow's kernel."""
+    dims, axes, kept, idx, maxes = _group_sums(input_indices, input_values, input_shape,
+                                               reduction_axes, np.maximum)
+    if not kept:
+        out = np.array(maxes.max() if len(maxes) else 0, maxes.dtype)
+    else:
+        out = np.zeros([int(d) for d in dims[kept]], maxes.dtype)
+        if len(maxes):
+            out[tuple(idx.T)] = maxes
+    if keep_dims:
+        out = out.reshape([1 if d in axes else int(n) for d, n in enumerate(dims)])
+    return out
+
+
+@register_op(
+    "SparseReduceMaxSparse",
+    inputs=["input_indices: int64", "input_values: T", "input_shape: int64",
+            "reduction_axes: int32"],
+    outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
+    attrs=["keep_dims: bool = false", f"T: {{{REAL_TYPES}}}"],
+    shape_fn=_SPARSE_OUT,
+)
+def sparse_reduce_max_sparse_kernel(input_indices, input_values, input_shape, reduction_axes,
+                                    *, keep_dims):
+    """The maximum over the given axes as a SparseTensor (one entry per non-empty group)."""
+    dims, axes, kept, idx, maxes = _group_sums(input_indices, input_values, input_shape,
+                                               reduction_axes, np.maximum)
+    if keep_dims:
+        full = np.zeros((len(maxes), dims.size), np.int64)
+        full[:, kept] = idx
+        shape = np.array([1 if d in axes else n for d, n in enumerate(dims.tolist())],
+                         np.int64)
+        return full, maxes, shape
+    return idx.reshape(len(maxes), len(kept)).astype(np.int64), maxes, dims[kept]
+
+
+# TensorFlow registers no gradients for the max reductions (sparse_grad.py).
+no_gradient("SparseReduceMax")
+no_gradient("SparseReduceMaxSparse")
 
 
 # ----------------------------------------------------------------------------------------
@@ -430,6 +489,33 @@ def sparse_reduce_sum_sparse(sp_input: SparseTensor, axis: Any = None,
     (``tf.sparse.reduce_sum_sparse``)."""
     axis = reduction_axes if axis is None else axis
     op = build_op(current_scope(), "SparseReduceSumSparse",
+                  [sp_input.indices, sp_input.values, sp_input.dense_shape,
+                   convert_to_tensor(_reduction_axes(sp_input, axis), dtype=dtypes.int32)],
+                  {"keep_dims": _keep(keepdims, keep_dims)}, name=name)
+    return SparseTensor(*op.outputs)
+
+
+def sparse_reduce_max(sp_input: SparseTensor, axis: Any = None, keepdims: bool | None = None,
+                      reduction_axes: Any = None, keep_dims: bool | None = None,
+                      name: str | None = None) -> Output:
+    """The maximum of a SparseTensor's entries over axes, as a dense tensor
+    (``tf.sparse.reduce_max``, TF1 form); only the entries present count (an empty group
+    gives 0). Arguments as :func:`sparse_reduce_sum`."""
+    axis = reduction_axes if axis is None else axis
+    return build_op(current_scope(), "SparseReduceMax",
+                    [sp_input.indices, sp_input.values, sp_input.dense_shape,
+                     convert_to_tensor(_reduction_axes(sp_input, axis), dtype=dtypes.int32)],
+                    {"keep_dims": _keep(keepdims, keep_dims)}, name=name).outputs[0]
+
+
+def sparse_reduce_max_sparse(sp_input: SparseTensor, axis: Any = None,
+                             keepdims: bool | None = None, reduction_axes: Any = None,
+                             keep_dims: bool | None = None,
+                             name: str | None = None) -> SparseTensor:
+    """As :func:`sparse_reduce_max`, the result a SparseTensor
+    (``tf.sparse.reduce_max_sparse``)."""
+    axis = reduction_axes if axis is None else axis
+    op = build_op(current_scope(), "SparseReduceMaxSparse",
                   [sp_input.indices, sp_input.values, sp_input.dense_shape,
                    convert_to_tensor(_reduction_axes(sp_input, axis), dtype=dtypes.int32)],
                   {"keep_dims": _keep(keepdims, keep_dims)}, name=name)
