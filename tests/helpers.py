@@ -212,3 +212,27 @@ def wait_until_waiting(sess: Any, n: int = 1, timeout: float = DEFAULT_TIMEOUT) 
     wait_for(lambda: waiting_kernels(sess) >= n, timeout,
              message=lambda: f"{n} blocking kernel(s) to wait "
                              f"({waiting_kernels(sess)} waiting)")
+def wait_until(cond: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Polls ``cond`` until it is true (a thread reached a blocking point), instead of sleeping
+    a fixed time; fails the test after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, "condition not reached"
+        time.sleep(0.001)
+
+
+def in_thread(fn: Callable[[], object]) -> tuple[threading.Thread, dict]:
+    """Runs ``fn`` in a daemon thread; returns ``(thread, box)`` where ``box["value"]`` gets
+    its result or exception and ``box["at"]`` the ``time.monotonic()`` when it ended."""
+    box: dict = {}
+
+    def work():
+        try:
+            box["value"] = fn()
+        except Exception as e:  # handed to the test through the box
+            box["value"] = e
+        box["at"] = time.monotonic()
+
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    return t, box

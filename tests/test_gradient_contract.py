@@ -34,8 +34,12 @@ NOT_CHECKED = {
     "RandomGamma": "TensorFlow's gradient for alpha is the implicit reparameterization "
                    "derivative (RandomGammaGrad), not the derivative of the sampler's path at "
                    "fixed random numbers (checked against TensorFlow in tests/ops/random)",
+    "Cholesky": "TensorFlow's gradient is the symmetric one (the input is taken as symmetric), "
+                "while the kernel reads one triangle; checked on a symmetric input against "
+                "TensorFlow in tests/ops/math/test_breadth.py (grad case cholesky)",
     "SparseDenseCwiseAdd": "TensorFlow's gradient raises NotImplementedError, and so does "
                            "tfmini's (tested in tests/ops/array/test_sparse_more.py)",
+    "PreventGradient": "its gradient is an error by definition (LookupError, as TensorFlow)",
     "WhileGrad": "second order through while_loop is refused with NotImplementedError (tested "
                  "in tests/test_control_flow_grad.py)",
 }
@@ -67,6 +71,14 @@ UNCHECKED_INPUTS = {
     **{op: {3: "reserve space / mean: no gradient in TensorFlow",
             4: "reserve space / variance: no gradient in TensorFlow",
             5: "reserve space 3: no gradient in TensorFlow"} for op in _BN_GRAD},
+    "PadV2": {2: "the padding constant gets no gradient in TensorFlow"},
+    "MatrixDiagV3": {4: "padding_value gets no gradient in TensorFlow"},
+    "MatrixDiagPartV3": {2: "padding_value gets no gradient in TensorFlow"},
+    "MatrixDiagV2": {4: "padding_value gets no gradient in TensorFlow"},
+    "MatrixDiagPartV2": {2: "padding_value gets no gradient in TensorFlow"},
+    "MatrixSolveLs": {2: "l2_regularizer gets no gradient in TensorFlow"},
+    "Zeta": {0: "the exponent x gets no gradient in TensorFlow"},
+    "Polygamma": {0: "the order a gets no gradient in TensorFlow"},
 }
 
 # Samples used instead of the contract sample, with why.

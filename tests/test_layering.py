@@ -26,6 +26,7 @@ FORBIDDEN = {
     "keras": {"runtime", "tpu"},
     "tpu": {"runtime", "keras"},
     "layers": {"runtime", "train", "keras", "tpu"},
+    "rnn": {"runtime", "train", "keras", "tpu"},
     "losses": {"runtime", "train", "keras", "tpu", "layers", "metrics"},
     "metrics": {"runtime", "train", "keras", "tpu", "layers", "losses"},
 }

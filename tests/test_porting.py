@@ -609,6 +609,96 @@ def monitored_training(tf):
     return _plain(out)
 
 
+# --------------------------------------------------------------------------------------------
+# 14. A TF1 input pipeline: slice_input_producer feeding shuffle_batch through queue runners,
+#    a linear model trained until the input runs out (two epochs).
+# --------------------------------------------------------------------------------------------
+def queue_input_pipeline(tf):
+    rng = np.random.RandomState(7)
+    data_x = rng.randn(12, 3).astype(np.float32)
+    data_y = (data_x @ np.array([1.5, -2.0, 0.5], np.float32) + 0.3).astype(np.float32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(42)
+        x, y = tf.train.slice_input_producer([data_x, data_y], num_epochs=2, shuffle=False,
+                                             capacity=4)
+        # capacity = min_after_dequeue + 1: each draw sees the same pool whatever the
+        # threads' timing, so the batches are reproducible.
+        bx, by = tf.train.shuffle_batch([x, y], batch_size=4, capacity=5, min_after_dequeue=4,
+                                        seed=9)
+        w = tf.Variable(tf.zeros([3, 1]), name="w")
+        b = tf.Variable(0.0, name="b")
+        pred = tf.reshape(tf.matmul(bx, w), [-1]) + b
+        loss = tf.reduce_mean(tf.square(pred - by))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        out = {"loss": [], "labels": []}
+        with tf.Session() as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            try:
+                while not coord.should_stop():
+                    step_loss, labels, _ = sess.run([loss, by, train])
+                    out["loss"].append(step_loss)
+                    out["labels"].append(labels)
+            except tf.errors.OutOfRangeError:
+                out["stopped"] = "OutOfRangeError"
+            finally:
+                coord.request_stop()
+            coord.join(threads)
+            out["w"], out["b"] = sess.run([w, b])
+            out["steps"] = len(out["loss"])
+    return _plain(out)
+
+
+# --------------------------------------------------------------------------------------------
+# 15. An LSTM sequence classifier: an embedding lookup, dynamic_rnn with sequence_length, the
+#    final state's h -> dense -> sparse softmax cross-entropy, Adam; the losses it prints.
+# --------------------------------------------------------------------------------------------
+def lstm_classifier(tf):
+    """Embedding -> dynamic_rnn(BasicLSTMCell) with sequence lengths -> dense -> sparse softmax
+    cross-entropy, trained with Adam for a few steps."""
+    rng = np.random.RandomState(21)
+    vocab, dim, units, classes, steps = 12, 5, 8, 3, 7
+    tokens = rng.randint(1, vocab, size=(6, steps)).astype(np.int32)
+    lengths = np.array([7, 3, 5, 1, 6, 4], np.int32)
+    tokens[np.arange(steps)[None, :] >= lengths[:, None]] = 0  # padding
+    labels = np.array([0, 2, 1, 1, 0, 2], np.int32)
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(4)
+        ids = tf.placeholder(tf.int32, [None, steps], name="ids")
+        lens = tf.placeholder(tf.int32, [None], name="lens")
+        y = tf.placeholder(tf.int32, [None], name="y")
+        embedding = tf.get_variable("embedding", [vocab, dim],
+                                    initializer=tf.random_uniform_initializer(-0.5, 0.5, seed=1))
+        inputs = tf.nn.embedding_lookup(embedding, ids)
+        cell = tf.nn.rnn_cell.BasicLSTMCell(units)
+        with tf.variable_scope("encoder", initializer=tf.glorot_uniform_initializer(seed=2)):
+            _, state = tf.nn.dynamic_rnn(cell, inputs, sequence_length=lens, dtype=tf.float32)
+        logits = tf.layers.dense(state.h, classes,
+                                 kernel_initializer=tf.glorot_uniform_initializer(seed=3))
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+        init = tf.global_variables_initializer()
+        names = [v.name for v in tf.trainable_variables()]
+
+    out = {"loss": [], "variables": names}
+    feed = {ids: tokens, lens: lengths, y: labels}
+    with tf.Session(graph=graph) as sess:
+        sess.run(init)
+        for step in range(6):
+            l_val, _ = sess.run([loss, train_op], feed_dict=feed)
+            print(f"step {step}: loss {l_val:.6f}")
+            out["loss"].append(l_val)
+        out["final_loss"] = sess.run(loss, feed_dict=feed)
+        out["logits"] = sess.run(logits, feed_dict=feed)
+    return _plain(out)
+
+
 SCRIPTS = {
     "softmax_regression": softmax_regression,
     "mlp_batch_norm": mlp_batch_norm,
@@ -623,6 +713,8 @@ SCRIPTS = {
     "rmsprop_ema_mlp": rmsprop_ema_mlp,
     "word2vec": word2vec,
     "monitored_training": monitored_training,
+    "queue_input_pipeline": queue_input_pipeline,
+    "lstm_classifier": lstm_classifier,
 }
 
 
@@ -728,3 +820,7 @@ def test_word2vec():
 
 def test_monitored_training():
     _check("monitored_training")
+
+
+def test_queue_input_pipeline():
+    _check("queue_input_pipeline")

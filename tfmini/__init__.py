@@ -68,6 +68,7 @@ from tfmini.core.scope import (
     Scope,
     control_dependencies,
     device,
+    colocate_with,
     get_default_graph,
     get_name_scope,
     name_scope,
@@ -89,6 +90,9 @@ from tfmini.ops.variables import *  # noqa: E402,F401,F403
 from tfmini.ops.data_flow import *  # noqa: E402,F401,F403
 from tfmini.ops.random import *  # noqa: E402,F401,F403
 from tfmini import random  # noqa: E402  (tm.random: tf.compat.v1.random)
+from tfmini import bitwise, debugging, linalg, manip, math  # noqa: E402  (tm.math, ...)
+from tfmini import logging  # noqa: E402  (tm.logging: tf.compat.v1.logging)
+from tfmini.logging import get_logger  # noqa: E402  (tf.get_logger)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini import data, io  # noqa: E402  (tm.data, tm.io: tf.compat.v1.data / io)
 from tfmini.ops.io import (  # noqa: E402  (TF1's top-level string functions)
@@ -114,9 +118,22 @@ from tfmini import layers, losses, metrics  # noqa: E402  (tm.layers, tm.losses,
 from tfmini import summary  # noqa: E402  (tm.summary: event files for TensorBoard)
 from tfmini import client  # noqa: E402  (tm.client.timeline)
 from tfmini.summary import Event, SessionLog, Summary  # noqa: E402  (tf.compat.v1.*)
+from tfmini import app, flags  # noqa: E402  (tm.app.run, tm.flags)
+from tfmini import distribute  # noqa: E402  (tm.distribute: clusters on Ray, imported lazily)
+
+# TensorFlow spells these tf.train.Server and tf.test.create_local_cluster; they live in the
+# distributed layer, above train and test.
+train.Server = distribute.Server
+test.create_local_cluster = distribute.create_local_cluster
 
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 python_io = io  # tf.compat.v1.python_io: the TFRecord writer and iterator
+
+# tf.compat.v1.<name> in a ported script resolves to tfmini's <name>.
+from tfmini import compat  # noqa: E402
+import sys as _sys  # noqa: E402
+
+compat.v1 = compat.v2 = _sys.modules[__name__]
 
 __version__ = "0.1.0"
 

@@ -20,3 +20,22 @@ del _name
 __all__ = sorted(
     {*_nn_family.__all__, "sigmoid", "tanh"} - _TOP_LEVEL_ONLY
 )
+
+# The RNN cells and drivers sit in the top layer tfmini.rnn (cells are layers, which need
+# tfmini.gradients and variables): loaded on first use, so this low module imports nothing above.
+_RNN_NAMES = frozenset({
+    "bidirectional_dynamic_rnn", "dynamic_rnn", "raw_rnn", "rnn_cell",
+    "static_bidirectional_rnn", "static_rnn", "static_state_saving_rnn",
+})
+
+
+def __getattr__(name: str):
+    if name in _RNN_NAMES:
+        import tfmini.rnn as rnn
+
+        return getattr(rnn, name)
+    raise AttributeError(f"module 'tfmini.nn' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted({*globals(), *_RNN_NAMES})

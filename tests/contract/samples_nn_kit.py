@@ -1,6 +1,5 @@
-"""Contract samples for the nn helpers' ops (tfmini/ops/nn/lrn_ops.py, top_k_ops.py) and the
-math ops they build on (SquaredDifference, DivNoNan, Reciprocal in
-tfmini/ops/math/elementwise.py)."""
+"""Contract samples for the nn helpers' ops (tfmini/ops/nn/lrn_ops.py, top_k_ops.py); the math
+ops they build on (SquaredDifference, DivNoNan, Reciprocal) are sampled with the math family."""
 
 import numpy as np
 
@@ -27,8 +26,4 @@ SAMPLES = {
     "LRNGrad": _lrn_grad,
     "TopKV2": lambda: ([_x((2, 3, 5)), np.int32(3)], {"sorted": True}),
     "InTopKV2": lambda: ([_x((3, 4)), np.array([0, 3, 2], np.int64), np.int64(2)], {}),
-    "SquaredDifference": lambda: ([_x((2, 3), dtype=np.float64), _x((3,), 0.5, 2.0,
-                                                                    np.float64)], {}),
-    "DivNoNan": lambda: ([_x((2, 3)), np.array([0.5, 0.0, 2.0], np.float32)], {}),
-    "Reciprocal": lambda: ([_x((2, 3), 0.5, 3.0)], {}),
 }

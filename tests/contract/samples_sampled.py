@@ -38,7 +38,6 @@ SAMPLES = {
     "SparseToDense": lambda: (
         [np.array([[0, 1], [2, 0]], np.int64), np.array([3, 2], np.int64),
          _data((2,)), np.float64(0.5)], {"validate_indices": True}),
-    "SegmentSum": lambda: ([_data((4, 3)), np.array([0, 0, 2, 3], np.int32)], {}),
     "SparseFillEmptyRows": lambda: (
         [np.array([[2, 0], [0, 1], [2, 2]], np.int64), _data((3,)), np.array([4, 3], np.int64),
          np.float64(-1.0)], {}),
@@ -47,7 +46,6 @@ SAMPLES = {
     "SparseReshape": lambda: (
         [np.array([[0, 1], [2, 3]], np.int64), np.array([3, 4], np.int64),
          np.array([2, -1], np.int64)], {}),
-    "Where": lambda: ([np.array([[True, False], [False, True], [True, True]])], {}),
 }
 
 _SEG = [np.array([3, 0, 0, 2], np.int32), np.array([0, 0, 1, 3], np.int32)]

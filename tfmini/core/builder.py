@@ -18,7 +18,7 @@ from tfmini.core.dtypes import DType
 from tfmini.core.graph import NAME_PATTERN_TEXT, VALID_OP_NAME_REGEX, Graph, Operation, Output
 from tfmini.core.limits import MAX_OUTPUTS_PER_OP
 from tfmini.core.opdef import OpDef, group_flat, normalize_attr_value
-from tfmini.core.scope import Scope, scope_context
+from tfmini.core.scope import Scope, apply_device_stack, scope_context
 from tfmini.core.shapes import TensorShape, as_shape, unknown_shape
 from tfmini.core.source import user_location
 
@@ -213,7 +213,8 @@ def _build(
         op_name = graph.unique_name(full)
     else:
         op_name = scope.make_op_name(op_type)
-    inner = Scope(graph, op_name, scope.control_dependencies, scope.device)
+    inner = Scope(graph, op_name, scope.control_dependencies, scope.device,
+                  device_stack=scope.device_stack, colocate_op=scope.colocate_op)
 
     norm: dict[str, Any] = {}
     for key, value in attrs.items():
@@ -427,6 +428,8 @@ def _build(
         Output(op, i, dt, shp if isinstance(shp, TensorShape) else as_shape(shp))
         for i, (dt, shp) in enumerate(zip(out_dtypes, shapes))
     )
+    if scope.device_stack or scope.colocate_op is not None:
+        op.device = apply_device_stack(scope, op)
     graph._add_op(op)
     return op
 

@@ -55,7 +55,11 @@ class DeviceSpec:
                 fields["device_type"] = key.upper()
                 fields["device_index"] = int(rest) if rest.isdigit() else None
             else:
-                raise ValueError(f"Unknown attribute: '{part}' in device specification: '{spec}'")
+                # TensorFlow's wording (tensorflow/python/framework/device_spec.py).
+                raise ValueError(
+                    f"Unknown attribute '{key}' is encountered while parsing the device "
+                    f"spec: '{spec}'."
+                )
         return cls(**fields)
 
     def to_string(self) -> str:
@@ -70,6 +74,20 @@ class DeviceSpec:
             idx = "*" if self.device_index is None else str(self.device_index)
             parts.append(f"/device:{self.device_type}:{idx}")
         return "".join(parts)
+
+    def replace(self, **kwargs) -> DeviceSpec:
+        """A copy with the given fields replaced (``DeviceSpec.replace`` in TensorFlow)."""
+        fields = {k: getattr(self, k) for k in
+                  ("job", "replica", "task", "device_type", "device_index")}
+        unknown = set(kwargs) - set(fields)
+        if unknown:
+            raise TypeError(f"replace() got unexpected keyword arguments {sorted(unknown)}")
+        fields.update(kwargs)
+        return DeviceSpec(**fields)
+
+    def make_merged_spec(self, dev: DeviceSpec) -> DeviceSpec:
+        """This spec with the fields ``dev`` sets overriding (TensorFlow's name)."""
+        return self.merge_from(dev)
 
     def merge_from(self, other: DeviceSpec) -> DeviceSpec:
         """Fields set in ``other`` override this spec's (TensorFlow's merge).

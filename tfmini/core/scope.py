@@ -69,6 +69,12 @@ class Scope:
     control_dependencies: tuple[Operation, ...] = field(default=(), converter=tuple)
     device: str = ""
     op_name: str | None = None
+    # TF1's device-function stack since its last ``device(None)`` break, outermost first:
+    # canonical strings and callables ``fn(op) -> device``. Empty while only strings were
+    # pushed (``device`` holds their merge then); see :func:`apply_device_stack`.
+    device_stack: tuple = ()
+    # ``colocate_with``: the op whose device new ops take (None: no colocation).
+    colocate_op: Operation | None = None
 
     def with_sub_scope(self, name: str) -> Scope:
         """A scope whose ops are named ``<prefix>/<name>/...``; ``name`` made unique."""
@@ -105,7 +111,19 @@ class Scope:
 
     def with_device(self, spec: str | None) -> Scope:
         """A scope whose ops are placed on ``spec`` (``"/device:TPU:0"``; None clears)."""
-        return evolve(self, device=canonical_device(spec))
+        return evolve(self, device=canonical_device(spec), device_stack=())
+
+    def with_pushed_device(self, spec: Any) -> Scope:
+        """This scope inside ``tf.device(spec)`` (see :func:`device`)."""
+        if spec is None:
+            return evolve(self, device="", device_stack=())
+        if callable(spec) and not isinstance(spec, (str, DeviceSpec)):
+            stack = self.device_stack or ((self.device,) if self.device else ())
+            return evolve(self, device="", device_stack=stack + (spec,))
+        if self.device_stack:
+            return evolve(self, device_stack=self.device_stack + (canonical_device(spec),))
+        outer = DeviceSpec.from_string(self.device)
+        return evolve(self, device=outer.merge_from(DeviceSpec.from_string(spec)).to_string())
 
     def make_op_name(self, default_name: str, mark_as_used: bool = True) -> str:
         """The unique name of the next op: ``prefix/<op_name or default_name>``."""
@@ -270,14 +288,56 @@ def control_dependencies(control_inputs: Iterable[Any] | None):
 
 
 @contextlib.contextmanager
-def device(spec: str | None):
-    """TF1 ``tf.device``: ops built inside are placed on ``spec`` (merged with outer specs)."""
+def device(spec: Any):
+    """TF1 ``tf.device``: ops built inside are placed on ``spec``.
+
+    ``spec`` is a device string or DeviceSpec (merged with the outer ones, inner fields win),
+    a function ``fn(op) -> device string`` called on every op built inside (as
+    ``replica_device_setter`` returns), or None, which drops the outer devices for the block.
+    TensorFlow applies the stack innermost first, each entry seeing the op's device as the
+    inner entries left it (tensorflow/python/framework/ops.py, ``_apply_device_functions``).
+    """
+    with scope_context(current_scope().with_pushed_device(spec)):
+        yield
+
+
+def apply_device_stack(scope: Scope, op: Operation) -> str:
+    """The device of ``op`` built in ``scope``: its device stack applied innermost first, then
+    the colocation op's device (which wins, as in TensorFlow's ``_create_op_helper``)."""
+    device_str = op.device
+    if scope.device_stack:
+        device_str = ""
+        for entry in reversed(scope.device_stack):
+            op.device = device_str
+            if isinstance(entry, str):
+                current = DeviceSpec.from_string(device_str)
+                device_str = DeviceSpec.from_string(entry).merge_from(current).to_string()
+            else:
+                device_str = canonical_device(entry(op))
+    if scope.colocate_op is not None and scope.colocate_op.device:
+        device_str = scope.colocate_op.device
+    return device_str
+
+
+@contextlib.contextmanager
+def colocate_with(op: Any, ignore_existing: bool = False):
+    """TF1 ``tf.colocate_with``: ops built inside take ``op``'s device.
+
+    The device stack is cleared for the block (a ``device`` inside still applies, but the
+    colocation wins), as in TensorFlow's ``Graph._colocate_with_for_gradient``. ``op`` may be
+    an Operation, an Output or a variable; None with ``ignore_existing`` only clears.
+    """
     cur = current_scope()
-    if spec is None:
-        new = evolve(cur, device="")
-    else:
-        outer = DeviceSpec.from_string(cur.device)
-        merged = outer.merge_from(DeviceSpec.from_string(spec)).to_string()
-        new = evolve(cur, device=merged)
+    target = None
+    if op is not None:
+        target = op if isinstance(op, Operation) else _as_control_op(op)
+        handle = getattr(op, "handle", None)  # a variable colocates with its storage op
+        if handle is not None and isinstance(getattr(handle, "op", None), Operation):
+            target = handle.op
+    elif not ignore_existing:
+        raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not "
+                         "True")
+    colocate = target if target is not None else None
+    new = evolve(cur, device="", device_stack=(), colocate_op=colocate)
     with scope_context(new):
         yield

@@ -190,11 +190,22 @@ def _itemsize(dtype: Any) -> int:
     return 0 if dtype.is_object else np.dtype(dtype.as_numpy_dtype).itemsize
 
 
+# Handlers ``fn(target) -> Session subclass | None`` for non-empty targets: the distributed
+# layer registers one (the runtime never imports it).
+_target_handlers: list[Callable[[str], Any]] = []
+
+
+def register_session_target(handler: Callable[[str], Any]) -> None:
+    """Lets ``Session(target)`` build the subclass ``handler(target)`` returns (if not None)."""
+    _target_handlers.append(handler)
+
+
 class Session:
     """Runs graphs (``tf.compat.v1.Session``).
 
     Args:
-        target: Accepted for TensorFlow compatibility; must be "" (in-process).
+        target: "" (in-process), or a cluster task's target (``server.target``), which
+            builds a distributed session (``tfmini.distribute``, the ``dist`` extra).
         graph: The graph to run; default: the current default graph.
         config: A ConfigProto (``operation_timeout_in_ms`` and ``plan_cache_size`` are
             honoured).
@@ -211,13 +222,23 @@ class Session:
             out = sess.run({"y": y}, feed_dict={x: batch})
     """
 
+    def __new__(cls, target: str = "", *args: Any, **kwargs: Any):
+        if target and cls is Session:
+            for handler in _target_handlers:
+                sub = handler(target)
+                if sub is not None:
+                    return super().__new__(sub)
+        return super().__new__(cls)
+
     def __init__(
         self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None,
         plan_cache_size: int | None = None,
     ):
         if target not in ("", None):
             raise errors.UnimplementedError(
-                None, None, f"Remote session targets are not supported: {target!r}"
+                None, None, f"Remote session targets are not supported: {target!r} (a "
+                "cluster's targets come from tm.train.Server or tm.distribute.RayCluster; "
+                "they need the dist extra: pip install 'tfmini[dist]')"
             )
         self._graph = graph if graph is not None else get_default_graph()
         if not isinstance(self._graph, Graph):

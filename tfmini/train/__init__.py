@@ -8,7 +8,8 @@
 ``DropStaleGradientOptimizer`` (also ``tm.contrib.opt``); the global step functions;
 checkpoints (``Saver``, the ``checkpoint`` state file, ``load_checkpoint`` and friends,
 ``docs/checkpoints.md``) and MetaGraphDef export/import; monitored sessions, hooks and the
-Supervisor (``docs/summaries.md``); and, as in TensorFlow,
+Supervisor (``docs/summaries.md``); queue runners, the Coordinator and the input pipeline
+helpers (``batch``, ``shuffle_batch``, ``slice_input_producer``, ...); and, as in TensorFlow,
 ``global_variables``/``trainable_variables``. This package sits above ``tfmini.gradients``
 and builds only with the ops layer: it never imports the runtime.
 """
@@ -52,9 +53,27 @@ from tfmini.train.checkpoint_utils import (
     load_checkpoint,
     load_variable,
 )
+from tfmini.train.coordinator import Coordinator, LooperThread
+from tfmini.train.device_setter import (
+    STANDARD_PS_OPS,
+    GreedyLoadBalancingStrategy,
+    byte_size_load_fn,
+    replica_device_setter,
+)
 from tfmini.train.drop_stale import DropStaleGradientOptimizer
 from tfmini.train.ftrl import FtrlOptimizer
 from tfmini.train.gradient_descent import GradientDescentOptimizer
+from tfmini.train.input import (
+    batch,
+    batch_join,
+    input_producer,
+    limit_epochs,
+    range_input_producer,
+    shuffle_batch,
+    shuffle_batch_join,
+    slice_input_producer,
+    string_input_producer,
+)
 from tfmini.train.learning_rate_decay import (
     cosine_decay,
     cosine_decay_restarts,
@@ -81,8 +100,10 @@ from tfmini.train.monitored_session import (
 from tfmini.train.moving_averages import ExponentialMovingAverage, assign_moving_average
 from tfmini.train.optimizer import Optimizer
 from tfmini.train.proximal import ProximalAdagradOptimizer, ProximalGradientDescentOptimizer
+from tfmini.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tfmini.train.rmsprop import RMSPropOptimizer
 from tfmini.train.saver import Saver, import_meta_graph
+from tfmini.train.server_lib import ClusterSpec
 from tfmini.train.session_run_hook import (
     SessionRunArgs,
     SessionRunContext,
@@ -91,9 +112,7 @@ from tfmini.train.session_run_hook import (
 )
 from tfmini.train.summary_io import FileWriterCache as SummaryWriterCache
 from tfmini.train.supervisor import Supervisor
-
-summary_iterator = _io.events.summary_iterator
-from tfmini.train.training_util import (  # noqa: E402
+from tfmini.train.training_util import (
     assert_global_step,
     create_global_step,
     get_global_step,
@@ -101,21 +120,42 @@ from tfmini.train.training_util import (  # noqa: E402
     global_step,
 )
 
+summary_iterator = _io.events.summary_iterator
+
 __all__ = [
     "AdadeltaOptimizer",
     "AdagradDAOptimizer",
+    "AdagradOptimizer",
+    "AdamOptimizer",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "ChiefSessionCreator",
+    "ClusterSpec",
+    "Coordinator",
+    "DropStaleGradientOptimizer",
+    "ExponentialMovingAverage",
     "FeedFnHook",
     "FinalOpsHook",
+    "FtrlOptimizer",
     "GlobalStepWaiterHook",
+    "GradientDescentOptimizer",
+    "GreedyLoadBalancingStrategy",
     "LoggingTensorHook",
+    "LooperThread",
+    "MomentumOptimizer",
     "MonitoredSession",
     "MonitoredTrainingSession",
     "NanLossDuringTrainingError",
     "NanTensorHook",
+    "NewCheckpointReader",
+    "Optimizer",
     "ProfilerHook",
+    "ProximalAdagradOptimizer",
+    "ProximalGradientDescentOptimizer",
+    "QueueRunner",
+    "RMSPropOptimizer",
+    "STANDARD_PS_OPS",
+    "Saver",
     "Scaffold",
     "SecondOrStepTimer",
     "SessionCreator",
@@ -131,33 +171,17 @@ __all__ = [
     "SummaryWriterCache",
     "Supervisor",
     "WorkerSessionCreator",
-    "summary_iterator",
-    "AdagradOptimizer",
-    "AdamOptimizer",
-    "DropStaleGradientOptimizer",
-    "ExponentialMovingAverage",
-    "FtrlOptimizer",
-    "GradientDescentOptimizer",
-    "MomentumOptimizer",
-    "NewCheckpointReader",
-    "Optimizer",
-    "Saver",
-    "ProximalAdagradOptimizer",
-    "ProximalGradientDescentOptimizer",
-    "RMSPropOptimizer",
+    "add_queue_runner",
+    "assert_global_step",
     "assign_moving_average",
+    "batch",
+    "batch_join",
+    "byte_size_load_fn",
+    "checkpoint_exists",
     "cosine_decay",
     "cosine_decay_restarts",
-    "exponential_decay",
-    "inverse_time_decay",
-    "linear_cosine_decay",
-    "natural_exp_decay",
-    "noisy_linear_cosine_decay",
-    "piecewise_constant",
-    "polynomial_decay",
-    "assert_global_step",
-    "checkpoint_exists",
     "create_global_step",
+    "exponential_decay",
     "export_meta_graph",
     "get_checkpoint_mtimes",
     "get_checkpoint_state",
@@ -167,11 +191,27 @@ __all__ = [
     "global_variables",
     "import_meta_graph",
     "init_from_checkpoint",
+    "input_producer",
+    "inverse_time_decay",
     "latest_checkpoint",
+    "limit_epochs",
+    "linear_cosine_decay",
     "list_variables",
     "load_checkpoint",
     "load_variable",
+    "natural_exp_decay",
+    "noisy_linear_cosine_decay",
+    "piecewise_constant",
+    "polynomial_decay",
+    "range_input_producer",
     "remove_checkpoint",
+    "replica_device_setter",
+    "shuffle_batch",
+    "shuffle_batch_join",
+    "slice_input_producer",
+    "start_queue_runners",
+    "string_input_producer",
+    "summary_iterator",
     "trainable_variables",
     "update_checkpoint_state",
     "write_graph",

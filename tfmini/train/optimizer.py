@@ -15,6 +15,7 @@ after the other, which is not the update of the summed gradient for any rule but
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,8 +25,10 @@ from tfmini.core.dtypes import DType, float16, float32, float64, resource
 from tfmini.core.function import root_graph
 from tfmini.core.graph import Operation, Output
 from tfmini.core.scope import (
+    colocate_with,
     control_dependencies,
     current_scope,
+    device,
     get_default_graph,
     name_scope,
     scope_context,
@@ -417,12 +420,17 @@ class Optimizer:
             for grad, var, processor in converted:
                 if grad is None:
                     continue
-                with name_scope("update_" + var.op.name):
+                # On the variable's device, as TensorFlow's apply_gradients: under a
+                # replica_device_setter the update runs on the variable's ps task.
+                with name_scope("update_" + var.op.name), (
+                        device(var.device) if var.device else contextlib.nullcontext()):
                     update_ops.append(processor.update_op(self, grad))
             if global_step is None:
                 apply_updates = self._finish(update_ops, name)
             else:
-                with control_dependencies([self._finish(update_ops, "update")]):
+                # Beside the global step (TensorFlow's colocate_with(global_step)).
+                with control_dependencies([self._finish(update_ops, "update")]), (
+                        colocate_with(global_step)):
                     apply_updates = self._increment(global_step, name)
         if isinstance(apply_updates, Output):
             apply_updates = apply_updates.op

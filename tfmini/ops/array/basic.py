@@ -18,7 +18,8 @@ from tfmini import errors
 from tfmini.core import dtypes
 from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import (
-    convert_to_tensor,  # noqa: F401  (re-exported, as tf.convert_to_tensor)
+    convert_to_tensor,  # re-exported, as tf.convert_to_tensor
+    is_symbolic,
     set_literal_conversion,
 )
 from tfmini.core.dtypes import DType, as_dtype
@@ -28,6 +29,7 @@ from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape, as_shape
 from tfmini.core.splat import is_splat, splat
 from tfmini.ops.common import shape_fns
+from tfmini.ops.common.build_util import autopack, has_symbolic
 from tfmini.ops.common.constant_folding import fold_constant  # noqa: F401  (imported from here by others)
 from tfmini.ops.common.kernel_util import invalid_argument
 
@@ -176,7 +178,30 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     return op.outputs[0]
 
 
-set_literal_conversion(lambda value, dtype, name: constant(value, dtype, name=name or "Const"))
+def _convert_literal(value: Any, dtype: DType | None, name: str | None):
+    # A (nested) list holding tensors is packed (TensorFlow's autopacking conversion), so
+    # tm.convert_to_tensor([x, 2.0]) is a Pack of x and a constant; other literals are Consts.
+    if isinstance(value, (list, tuple)) and has_symbolic(value):
+        for item in _flat(value):
+            if is_symbolic(item):
+                t = convert_to_tensor(item)
+                if dtype is not None and t.dtype != dtype:
+                    raise TypeError(
+                        f"Cannot convert a list containing a tensor of dtype {t.dtype.name} to "
+                        f"{dtype.name} (Tensor is: {t!r})")
+        return autopack(list(value), dtype)
+    return constant(value, dtype, name=name or "Const")
+
+
+def _flat(value: Any):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+set_literal_conversion(_convert_literal)
 
 
 # ----------------------------------------------------------------------------------------
@@ -264,6 +289,20 @@ def identity_n_kernel(input):
              shape_fn=shape_fns.unchanged)
 def stop_gradient_kernel(input):
     """Identity for values; gradients stop here."""
+    return input
+
+
+@register_op("Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+             shape_fn=shape_fns.unchanged)
+def snapshot_kernel(input):  # noqa: A002
+    """A copy of ``input`` (values are never modified in place here, so the input itself)."""
+    return input
+
+
+@register_op("PreventGradient", inputs=["input: T"], outputs=["output: T"],
+             attrs=["T: type", "message: string = ''"], shape_fn=shape_fns.unchanged)
+def prevent_gradient_kernel(input):  # noqa: A002
+    """Identity for values; asking for its gradient is an error."""
     return input
 
 

@@ -521,11 +521,6 @@ def _sparse_to_dense_grad(op: Operation, grad: Any) -> list:
     return [None, None, values_grad, default_grad]
 
 
-@RegisterGradient("SegmentSum")
-def _segment_sum_grad(op: Operation, grad: Any) -> list:
-    return [array_ops.gather(_dense(grad), op.inputs[1]), None]
-
-
 def _sparse_segment_grad(op_type: str):
     def grad_fn(op: Operation, grad: Any) -> list:
         # math_grad.py: the *Grad op scatters the segments' gradients back to the rows; with

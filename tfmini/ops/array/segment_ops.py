@@ -19,7 +19,7 @@ from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
 
-__all__ = ["segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum"]
+__all__ = ["sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum"]
 
 _REAL = "{float, double, int32, uint8, int16, int8, int64, half}"
 _FLOAT = "{half, float, double}"
@@ -29,46 +29,6 @@ _IDX = ["Tidx: {int32, int64} = DT_INT32", "Tsegmentids: {int32, int64} = DT_INT
 def _check_sorted(ids: np.ndarray) -> None:
     if ids.size and (ids[0] < 0 or (np.diff(ids) < 0).any()):
         raise invalid_argument("segment ids are not increasing")
-
-
-# ----------------------------------------------------------------------------------------
-# SegmentSum
-
-
-def _segment_shape(ic) -> list[TensorShape]:
-    data = ic.input_shape("data")
-    shape_fns.with_rank(ic.input_shape("segment_ids"), 1)
-    if data.dims is None:
-        return [unknown_shape()]
-    data = shape_fns.with_rank_at_least(data, 1)
-    return [TensorShape((None,) + tuple(data.dims[1:]))]
-
-
-@register_op(
-    "SegmentSum",
-    inputs=["data: T", "segment_ids: Tindices"],
-    outputs=["output: T"],
-    attrs=[f"T: {_REAL}", "Tindices: {int32, int64}"],
-    shape_fn=_segment_shape,
-)
-def segment_sum_kernel(data, segment_ids):
-    """Sums of consecutive rows of ``data`` that share a (sorted) segment id."""
-    data, ids = np.asarray(data), np.asarray(segment_ids)
-    if ids.ndim != 1:
-        raise invalid_argument("segment_ids should be a vector.")
-    if data.ndim == 0 or ids.size != data.shape[0]:
-        raise invalid_argument("segment_ids should be the same size as dimension 0 of input.")
-    ids = ids.astype(np.int64)
-    _check_sorted(ids)
-    n = int(ids[-1]) + 1 if ids.size else 0
-    out = np.zeros((n,) + data.shape[1:], data.dtype)
-    np.add.at(out, ids, data)
-    return out
-
-
-def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Output:
-    """Sums along segments of sorted ids (``tf.math.segment_sum``)."""
-    return build_op(current_scope(), "SegmentSum", [data, segment_ids], name=name).outputs[0]
 
 
 # ----------------------------------------------------------------------------------------

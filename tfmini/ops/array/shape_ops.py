@@ -691,7 +691,13 @@ def invert_permutation_kernel(x):
 no_gradient("InvertPermutation")
 
 
+def invert_permutation(x: Any, name: str | None = None) -> Output:
+    """The inverse of a permutation vector (``tf.math.invert_permutation``)."""
+    return build_autopacked("InvertPermutation", [x], name=name).outputs[0]
+
+
 __all__ = [
+    "invert_permutation",
     "broadcast_to",
     "expand_dims",
     "rank",

@@ -464,7 +464,7 @@ newaxis = None  # ``x[:, tm.newaxis]``, as ``tf.newaxis``
 # Pad
 
 
-def _pad_shape(ic) -> list[TensorShape]:
+def pad_shape(ic) -> list[TensorShape]:
     paddings = shape_fns.with_rank(ic.input_shape(1), 2)
     if paddings.dims[1] is not None and paddings.dims[1] != 2:
         raise ValueError(f"Dimension must be 2 but is {paddings.dims[1]}")
@@ -491,7 +491,7 @@ def _pad_shape(ic) -> list[TensorShape]:
     inputs=["input: T", "paddings: Tpaddings"],
     outputs=["output: T"],
     attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32"],
-    shape_fn=_pad_shape,
+    shape_fn=pad_shape,
 )
 def pad_kernel(input, paddings):
     """``input`` with zeros before and after each dimension (``paddings[d] = [before, after]``)."""

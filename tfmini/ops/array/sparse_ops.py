@@ -339,26 +339,6 @@ def sparse_reshape(sp_input: SparseTensor, shape: Any, name: str | None = None):
     return SparseTensor(op.outputs[0], values, reshaped_shape)
 
 
-# ----------------------------------------------------------------------------------------
-# Where (the one-argument form: coordinates of the true elements)
-
-
-@register_op(
-    "Where",
-    inputs=["input: T"],
-    outputs=["index: int64"],
-    attrs=["T: {float, double, int32, uint8, int16, int8, int64, half, bool} = DT_BOOL"],
-    shape_fn=lambda ic: [TensorShape([None, ic.input_shape("input").rank])
-                         if ic.input_shape("input").dims is not None
-                         else TensorShape([None, None])],
-)
-def where_kernel(input):
-    """The coordinates of the non-zero (true) elements, row-major, as an int64 matrix."""
-    x = np.asarray(input)
-    return np.argwhere(x).astype(np.int64).reshape(-1, x.ndim)
-
-
-no_gradient("Where")
 
 
 def sparse_retain(sp_input: SparseTensor, to_retain: Any) -> SparseTensor:

@@ -35,6 +35,7 @@ __all__ = [
     "SaverDef", "TensorProto", "TensorShapeProto", "TensorSliceProto", "VariableDef",
     "VersionDef", "PACKAGE", "proto_source", "HistogramProto", "SummaryMetadata", "Summary",
     "SessionLog", "LogMessage", "TaggedRunMetadata", "Event", "StepStats", "RunMetadata",
+    "JobDef", "ClusterDef",
 ]
 
 PACKAGE = "tfmini.tf"
@@ -66,6 +67,9 @@ _ENUMS = {
 # enum name (relative to the package), or "map<key, value>"; label "" | "repeated" | a oneof
 # name prefixed "oneof:".
 _MESSAGES: dict[str, list[tuple[str, int, str, str]]] = {
+    # tensorflow/core/protobuf/cluster.proto
+    "JobDef": [("name", 1, "string", ""), ("tasks", 2, "map<int32, string>", "")],
+    "ClusterDef": [("job", 1, "JobDef", "repeated")],
     "VersionDef": [("producer", 1, "int32", ""), ("min_consumer", 2, "int32", ""),
                    ("bad_consumers", 3, "int32", "repeated")],
     "TensorShapeProto": [("dim", 2, "TensorShapeProto.Dim", "repeated"),
@@ -335,6 +339,8 @@ TaggedRunMetadata = _cls("TaggedRunMetadata")
 Event = _cls("Event")
 StepStats = _cls("StepStats")
 RunMetadata = _cls("RunMetadata")
+JobDef = _cls("JobDef")
+ClusterDef = _cls("ClusterDef")
 
 
 def proto_source() -> str:

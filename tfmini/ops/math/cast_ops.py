@@ -134,11 +134,49 @@ def _cast_fn(dtype: DType, public_name: str, default_name: str):
 to_float = _cast_fn(dtypes.float32, "to_float", "ToFloat")
 to_int32 = _cast_fn(dtypes.int32, "to_int32", "ToInt32")
 to_int64 = _cast_fn(dtypes.int64, "to_int64", "ToInt64")
+to_double = _cast_fn(dtypes.float64, "to_double", "ToDouble")
+
+
+def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Output:
+    """Casts, first clipping values to ``dtype``'s range (``tf.saturate_cast``).
+
+    Args:
+        value: A numeric tensor.
+        dtype: The target dtype.
+        name: Name scope (default ``saturate_cast``).
+
+    Returns:
+        A tensor of ``dtype``.
+    """
+    from tfmini.core.scope import name_scope
+    from tfmini.ops.common.build_util import build_output
+
+    target = as_dtype(dtype)
+    with name_scope(name, "saturate_cast", [value]):
+        x = as_operand(value)
+        if x.dtype != target and not target.is_object:
+            lo_t = np.finfo(target.np_dtype).min if target.is_floating else \
+                np.iinfo(target.np_dtype).min
+            hi_t = np.finfo(target.np_dtype).max if target.is_floating else \
+                np.iinfo(target.np_dtype).max
+            info = np.finfo(x.dtype.np_dtype) if x.dtype.is_floating else \
+                np.iinfo(x.dtype.np_dtype)
+            if lo_t > info.min:
+                x = build_output("Maximum", [x, np.asarray(lo_t).astype(x.dtype.np_dtype)])
+            if hi_t < info.max:
+                # A float bound may round up past the target's maximum; nextafter stays below.
+                hi = np.asarray(hi_t).astype(x.dtype.np_dtype)
+                if x.dtype.is_floating and float(hi) > float(hi_t):
+                    hi = np.nextafter(hi, x.dtype.np_dtype.type(0))
+                x = build_output("Minimum", [x, hi])
+        return cast(x, target)
 
 
 __all__ = [
     "cast",
     "to_float",
     "to_int32",
+    "saturate_cast",
+    "to_double",
     "to_int64",
 ]

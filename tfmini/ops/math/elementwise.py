@@ -141,24 +141,6 @@ def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
 
-def _squared_difference(x, y):
-    d = np.subtract(x, y)
-    return np.multiply(d, d)
-
-
-def _div_no_nan(x, y):
-    """x / y, and 0 wherever y is 0 (even for x = inf or NaN), as TensorFlow's DivNoNan."""
-    return np.divide(x, y, out=np.zeros(np.broadcast_shapes(x.shape, y.shape), x.dtype),
-                     where=np.not_equal(y, 0))
-
-
-def _reciprocal(x):
-    if _is_int(x):
-        # C's integer 1 / x truncates toward zero (1 / 2 = 0, 1 / -1 = -1).
-        return _div(np.ones_like(x), x)
-    return np.reciprocal(x)
-
-
 def _sign(x):
     """-1, 0 or 1 for real x; x / |x| (0 at 0) for complex x, as TensorFlow's Sign."""
     if x.dtype.kind != "c":
@@ -202,10 +184,6 @@ binary_op("FloorMod", _floor_mod, REAL_TYPES, doc="x - floor(x / y) * y (sign of
 binary_op("Pow", _pow, SIGNED_COMPLEX_TYPES, doc="x ** y.")
 binary_op("Maximum", np.maximum, REAL_TYPES, doc="max(x, y), NaN propagating.")
 binary_op("Minimum", np.minimum, REAL_TYPES, doc="min(x, y), NaN propagating.")
-binary_op("SquaredDifference", _squared_difference,
-          SIGNED_COMPLEX_TYPES.replace(", int8, int16", ""),
-          doc="(x - y) * (x - y), elementwise with broadcasting.")
-binary_op("DivNoNan", _div_no_nan, FLOAT_COMPLEX_TYPES, doc="x / y, or 0 where y is 0.")
 binary_op("Less", np.less, REAL_TYPES, doc="x < y.", out_type="bool")
 binary_op("LessEqual", np.less_equal, REAL_TYPES, doc="x <= y.", out_type="bool")
 binary_op("Greater", np.greater, REAL_TYPES, doc="x > y.", out_type="bool")
@@ -267,7 +245,6 @@ unary_op("Sin", np.sin, FLOAT_COMPLEX_TYPES, doc="sin(x).")
 unary_op("Cos", np.cos, FLOAT_COMPLEX_TYPES, doc="cos(x).")
 unary_op("Tanh", np.tanh, FLOAT_COMPLEX_TYPES, doc="tanh(x).")
 unary_op("Sigmoid", _sigmoid, FLOAT_COMPLEX_TYPES, doc="1 / (1 + exp(-x)).")
-unary_op("Reciprocal", _reciprocal, SIGNED_COMPLEX_TYPES, doc="1 / x.")
 
 
 # ----------------------------------------------------------------------------------------
@@ -360,9 +337,6 @@ mod = _binary_fn("FloorMod", "mod", "x mod y with the divisor's sign")
 pow = _binary_fn("Pow", "pow", "x ** y, elementwise")  # noqa: A001  (tf.pow)
 maximum = _binary_fn("Maximum", "maximum", "max(x, y), elementwise")
 minimum = _binary_fn("Minimum", "minimum", "min(x, y), elementwise")
-squared_difference = _binary_fn("SquaredDifference", "squared_difference",
-                                "(x - y) * (x - y), elementwise")
-div_no_nan = _binary_fn("DivNoNan", "div_no_nan", "x / y, or 0 where y is 0", "div_no_nan")
 less = _binary_fn("Less", "less", "x < y, elementwise (bool)")
 less_equal = _binary_fn("LessEqual", "less_equal", "x <= y, elementwise (bool)")
 greater = _binary_fn("Greater", "greater", "x > y, elementwise (bool)")
@@ -423,7 +397,6 @@ sin = _unary_fn("Sin", "sin", "Sine")
 cos = _unary_fn("Cos", "cos", "Cosine")
 tanh = _unary_fn("Tanh", "tanh", "Hyperbolic tangent")
 sigmoid = _unary_fn("Sigmoid", "sigmoid", "1 / (1 + exp(-x))")
-reciprocal = _unary_fn("Reciprocal", "reciprocal", "1 / x")
 logical_not = _unary_fn("LogicalNot", "logical_not", "NOT x for bool tensors")
 
 
@@ -466,6 +439,41 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Output:
     if len(inputs) == 1:
         return build_op(current_scope(), "Identity", [inputs[0]], name=name).outputs[0]
     return build_output("AddN", [list(inputs)], name=name)
+
+
+def accumulate_n(inputs: Sequence[Any], shape: Any = None, tensor_dtype: Any = None,
+                 name: str | None = None) -> Output:
+    """Sums a list of tensors of one dtype and shape (``tf.math.accumulate_n``); TensorFlow 2
+    builds it as :func:`add_n` after checking the inputs.
+
+    Args:
+        inputs: A non-empty list of tensors of one dtype and compatible shapes.
+        shape: Optional expected shape of each input.
+        tensor_dtype: Optional expected dtype of the inputs.
+        name: Optional op name.
+
+    Returns:
+        The elementwise sum.
+
+    Raises:
+        ValueError: ``inputs`` is empty, not a list, mixes dtypes, or shapes do not merge.
+        TypeError: ``tensor_dtype`` differs from the inputs' dtype.
+    """
+    message = "inputs must be a list of at least one Tensor with the same dtype and shape"
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError(message)
+    inputs = [as_operand(x) for x in inputs]
+    if not all(x.dtype == inputs[0].dtype for x in inputs):
+        raise ValueError(message)
+    merged = TensorShape(None) if shape is None else TensorShape(shape)
+    for x in inputs:
+        merged = shape_fns.merge_shapes(merged, x.shape)
+    if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) != inputs[0].dtype:
+        raise TypeError(
+            f"The `tensor_dtype` argument is {dtypes.as_dtype(tensor_dtype)!r}, but `input` is "
+            f"of type {inputs[0].dtype!r}. These must be equal. Try casting the input to the "
+            "desired type.")
+    return add_n(inputs, name=name)
 
 
 def _truediv_cast(dt: DType) -> DType | None:
@@ -563,11 +571,11 @@ def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Output:
 
 __all__ = [
     "abs",
+    "accumulate_n",
     "add",
     "add_n",
     "cos",
     "div",
-    "div_no_nan",
     "divide",
     "equal",
     "exp",
@@ -592,7 +600,6 @@ __all__ = [
     "not_equal",
     "pow",
     "realdiv",
-    "reciprocal",
     "rsqrt",
     "scalar_mul",
     "sigmoid",
@@ -600,7 +607,6 @@ __all__ = [
     "sin",
     "sqrt",
     "square",
-    "squared_difference",
     "subtract",
     "tanh",
     "truediv",

@@ -469,33 +469,6 @@ def _minimum_grad(op, grad):
     return _maximum_minimum_grad(op, grad, math_ops.less_equal)
 
 
-@_register("SquaredDifference")
-def _squared_difference_grad(op, grad):
-    """2 * grad * (x - y) and its negation, each un-broadcast."""
-    x, y = op.inputs
-    x_grad = math_ops.multiply(math_ops.scalar_mul(2.0, grad), x - y)
-    if isinstance(grad, Output) and _fully_defined_equal(x, y, grad):
-        return x_grad, -x_grad
-    gx, gy = reduce_gradient_args(x, y, x_grad, x_grad)
-    return gx, -gy
-
-
-@_register("DivNoNan")
-def _div_no_nan_grad(op, grad):
-    """div_no_nan(grad, y) and grad * div_no_nan(div_no_nan(-x, y), y), each un-broadcast."""
-    x, y = _conj(op.inputs[0]), _conj(op.inputs[1])
-    gx = math_ops.div_no_nan(grad, y)
-    gy = grad * math_ops.div_no_nan(math_ops.div_no_nan(-x, y), y)
-    return reduce_gradient_args(x, y, gx, gy)
-
-
-@_register("Reciprocal")
-def _reciprocal_op_grad(op, grad):
-    """TensorFlow's ReciprocalGrad(y, dy): -dy * conj(y * y)."""
-    y = _conj(op.outputs[0])
-    return math_ops.multiply(math_ops.negative(grad), math_ops.multiply(y, y))
-
-
 # ----------------------------------------------------------------------------------------
 # Select, SelectV2, Cast
 

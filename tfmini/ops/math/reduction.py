@@ -165,6 +165,44 @@ _reduction("Min", "Minimum over the given axes (inf or the type's maximum when e
 
 
 # ----------------------------------------------------------------------------------------
+# All, Any (bool), EuclideanNorm
+
+
+def _bool_reduction(op_type: str, np_reduce: Callable, doc: str) -> None:
+    def kernel(input, reduction_indices, *, keep_dims):  # noqa: A002
+        axes = _reduction_axes(input, reduction_indices)
+        return np.asarray(np_reduce(input, axis=axes, keepdims=keep_dims), dtype=np.bool_)
+
+    kernel.__name__ = f"{op_type.lower()}_kernel"
+    register_op(
+        op_type,
+        inputs=["input: bool", "reduction_indices: Tidx"],
+        outputs=["output: bool"],
+        attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = int32"],
+        shape_fn=_reduction_shape,
+        api_names={"reduction_indices": "axis"},
+        doc=doc,
+    )(kernel)
+
+
+_bool_reduction("All", np.all, "Logical AND over the given axes (true when empty).")
+_bool_reduction("Any", np.any, "Logical OR over the given axes (false when empty).")
+
+
+@_reduction("EuclideanNorm", "sqrt(sum(x^2)) over the given axes.")
+def euclidean_norm_kernel(input, reduction_indices, *, keep_dims):  # noqa: A002
+    """sqrt of the sum of squares over the given axes (integers: truncated)."""
+    axes = _reduction_axes(input, reduction_indices)
+    x = np.asarray(input)
+    if x.dtype.kind in "iu":
+        s = np.sum(x.astype(np.float64) ** 2, axis=axes, keepdims=keep_dims)
+        return np.sqrt(s).astype(x.dtype)
+    acc = _accumulator(x.dtype)
+    s = np.sum(np.square(x.astype(acc)), axis=axes, keepdims=keep_dims)
+    return np.sqrt(s).astype(x.dtype)
+
+
+# ----------------------------------------------------------------------------------------
 # ArgMax, ArgMin
 
 
@@ -321,9 +359,93 @@ argmax = _arg_fn("ArgMax", "argmax", "Index of the largest value along an axis")
 argmin = _arg_fn("ArgMin", "argmin", "Index of the smallest value along an axis")
 
 
+reduce_all = _reduce("All", "reduce_all", "Logical AND over the given axes")
+reduce_any = _reduce("Any", "reduce_any", "Logical OR over the given axes")
+reduce_euclidean_norm = _reduce("EuclideanNorm", "reduce_euclidean_norm",
+                                "sqrt(sum(x^2)) over the given axes")
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool | None = None,
+                     name: str | None = None, reduction_indices: Any = None,
+                     keep_dims: bool | None = None) -> Output:
+    """log(sum(exp(x))) over axes, computed stably (``tf.reduce_logsumexp``), as TensorFlow
+    builds it: the finite max is subtracted (behind a StopGradient) and added back.
+
+    Args:
+        input_tensor: A float tensor.
+        axis: Axes to reduce; None reduces all.
+        keepdims: Keep reduced axes with length 1.
+        name: Name of the final Add (and of the scope).
+        reduction_indices: Deprecated alias of axis.
+        keep_dims: Deprecated alias of keepdims.
+
+    Returns:
+        The reduced tensor.
+    """
+    from tfmini.core.scope import name_scope
+
+    axis = _pick(axis, reduction_indices, "axis", "reduction_indices")
+    keepdims = bool(_pick(keepdims, keep_dims, "keepdims", "keep_dims"))
+    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        x = as_operand(input_tensor)
+        axes = _all_axes(x) if axis is None else axis
+        raw_max = build_output("Max", [x, axes], {"keep_dims": True})
+        finite = build_output("IsFinite", [raw_max])
+        my_max = build_output("StopGradient", [build_output(
+            "SelectV2", [finite, raw_max, build_output("ZerosLike", [raw_max])])])
+        summed = build_output("Sum", [build_output("Exp", [build_output("Sub", [x, my_max])]),
+                                      axes], {"keep_dims": keepdims})
+        result = build_output("Log", [summed])
+        if not keepdims:
+            my_max = build_output("Reshape", [my_max, build_output("Shape", [result])])
+        del scope
+        return build_output("AddV2", [result, my_max])
+
+
+def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: bool | None = None,
+                  dtype: Any = dtypes.int64, name: str | None = None,
+                  reduction_indices: Any = None, keep_dims: bool | None = None,
+                  input: Any = None) -> Output:  # noqa: A002
+    """The number of non-zero elements over axes (``tf.math.count_nonzero``): NotEqual to
+    zero, cast to int64, summed, cast to ``dtype``.
+
+    Args:
+        input_tensor: A numeric or bool tensor (``input`` is its alias).
+        axis: Axes to reduce; None reduces all.
+        keepdims: Keep reduced axes with length 1.
+        dtype: Output dtype (int64 by default).
+        name: Name scope (default ``count_nonzero``).
+        reduction_indices: Deprecated alias of axis.
+        keep_dims: Deprecated alias of keepdims.
+        input: Deprecated alias of input_tensor.
+
+    Returns:
+        The counts.
+    """
+    from tfmini.core.scope import name_scope
+    from tfmini.ops.math.cast_ops import cast
+
+    input_tensor = _pick(input_tensor, input, "input_tensor", "input")
+    axis = _pick(axis, reduction_indices, "axis", "reduction_indices")
+    keepdims = bool(_pick(keepdims, keep_dims, "keepdims", "keep_dims"))
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = as_operand(input_tensor)
+        zero = as_operand(np.zeros((), x.dtype.np_dtype) if not x.dtype.is_object else b"")
+        nonzero = cast(build_output("NotEqual", [x, zero],
+                                    {"incompatible_shape_error": True}), dtypes.int64)
+        axes = _all_axes(nonzero) if axis is None else axis
+        total = build_output("Sum", [nonzero, axes], {"keep_dims": keepdims})
+        return cast(total, dtype)
+
+
 __all__ = [
     "argmax",
     "argmin",
+    "count_nonzero",
+    "reduce_all",
+    "reduce_any",
+    "reduce_euclidean_norm",
+    "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
     "reduce_min",

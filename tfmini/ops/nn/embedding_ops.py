@@ -211,15 +211,15 @@ def embedding_lookup_sparse(params: Any, sp_ids: SparseTensor, sp_weights: Any,
         weights = array_ops.reshape(weights, bcast_weights_shape)
         embeddings *= weights
         if combiner == "sum":
-            embeddings = array_ops.segment_sum(embeddings, segment_ids, name=scope)
+            embeddings = math_ops.segment_sum(embeddings, segment_ids, name=scope)
         elif combiner == "mean":
-            embeddings = array_ops.segment_sum(embeddings, segment_ids)
-            weight_sum = array_ops.segment_sum(weights, segment_ids)
+            embeddings = math_ops.segment_sum(embeddings, segment_ids)
+            weight_sum = math_ops.segment_sum(weights, segment_ids)
             embeddings = math_ops.div_no_nan(embeddings, weight_sum, name=scope)
         else:
-            embeddings = array_ops.segment_sum(embeddings, segment_ids)
+            embeddings = math_ops.segment_sum(embeddings, segment_ids)
             weights_squared = math_ops.pow(weights, 2)
-            weight_sum = array_ops.segment_sum(weights_squared, segment_ids)
+            weight_sum = math_ops.segment_sum(weights_squared, segment_ids)
             weight_sum_sqrt = math_ops.sqrt(weight_sum)
             embeddings = math_ops.div_no_nan(embeddings, weight_sum_sqrt, name=scope)
         if embeddings.dtype != original_dtype:

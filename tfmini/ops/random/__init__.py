@@ -21,7 +21,8 @@ from tfmini.ops.random import (  # noqa: E402
     stateless_v2,  # noqa: F401  (registers the ops)
 )
 
-# The Philox stream, for the data family's shuffle (imported by name, not part of __all__).
+# For other families (not part of tm.*): the Philox stream, word by word (the data family's
+# shuffle and data_flow's RandomShuffleQueue read it so).
 from tfmini.ops.random.philox import blocks, key_counter_from_seeds  # noqa: E402,F401
 from tfmini.ops.random.random_ops import *  # noqa: E402,F401,F403
 from tfmini.ops.random.seeds import *  # noqa: E402,F401,F403

@@ -8,6 +8,7 @@ import threading
 import weakref
 from typing import Any
 
+from tfmini.core.function import root_graph
 from tfmini.core.scope import get_default_graph
 
 __all__ = ["get_seed", "set_random_seed"]
@@ -53,7 +54,9 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
         op_seed: The op-level seed, or None.
     """
     graph = get_default_graph()
-    global_seed = graph.seed
+    # A function graph (a loop body, a cond branch) has the seed of the graph it is built in,
+    # as TensorFlow's FuncGraph copies its outer graph's seed.
+    global_seed = graph.seed if graph.seed is not None else root_graph(graph).seed
     if global_seed is not None:
         if op_seed is None:
             with _lock:

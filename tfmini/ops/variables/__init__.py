@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from tfmini.ops.variables import count_up_to_ops as _count_up_to_ops
 from tfmini.ops.variables import init_ops as _init_ops
 from tfmini.ops.variables import mutex as _mutex
 from tfmini.ops.variables import ref_variables as _ref_variables
@@ -25,6 +26,7 @@ from tfmini.ops.variables import training_ops_more as _training_ops_more
 from tfmini.ops.variables import variable_resource as _variable_resource
 from tfmini.ops.variables import variable_scopes as _variable_scopes
 from tfmini.ops.variables import variables as _variables
+from tfmini.ops.variables.count_up_to_ops import *  # noqa: F403
 from tfmini.ops.variables.init_ops import *  # noqa: F403
 from tfmini.ops.variables.init_ops import Initializer as Initializer  # (the base class)
 from tfmini.ops.variables.mutex import *  # noqa: F403
@@ -41,5 +43,5 @@ from tfmini.ops.variables.variables import *  # noqa: F403
 
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_variables, _ref_variables, _variable_resource, _resource_ops, _variable_scopes,
-          _init_ops, _mutex, _training_ops, _training_ops_more)
+          _init_ops, _mutex, _training_ops, _training_ops_more, _count_up_to_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

@@ -201,6 +201,23 @@ class variable_scope:  # noqa: N801  (TensorFlow's spelling: a class used as a f
         state = _graph_state(graph)
         with state.lock:
             state.scope_counts[name] = state.scope_counts.get(name, 0) + 1
+            # As TensorFlow's _pure_variable_scope: leaving a scope entered by name forgets
+            # the default names used inside it (so a second `variable_scope("rnn")` makes
+            # `rnn/gru_cell` again); leaving a re-entered scope object restores the counts.
+            if isinstance(src, VariableScope):
+                snapshot = dict(state.scope_counts)
+
+                def restore() -> None:
+                    with state.lock:
+                        state.scope_counts.clear()
+                        state.scope_counts.update(snapshot)
+            else:
+                def restore() -> None:
+                    with state.lock:
+                        for key in state.scope_counts:
+                            if key.startswith(name + "/"):
+                                state.scope_counts[key] = 0
+            self._exits.append(restore)
 
         opened = ""
         if self._auxiliary_name_scope and name_scope_name:

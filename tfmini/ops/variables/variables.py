@@ -310,7 +310,8 @@ class Variable:
             vscope = exact_sub_scope(outer, base)
             var_name = vscope.name_prefix
             # The initial value is built without the ambient device, as TensorFlow does.
-            initializer_scope = evolve(vscope, device="").with_sub_scope("Initializer")
+            initializer_scope = evolve(vscope, device="", device_stack=()).with_sub_scope(
+                "Initializer")
             with scope_context(initializer_scope):
                 value = initial_value() if callable(initial_value) else initial_value
                 if isinstance(value, Variable):
@@ -380,12 +381,18 @@ class Variable:
         is_initialized = build_op(
             vscope.with_sub_scope("IsInitialized"), "VarIsInitializedOp", [self._handle]
         ).outputs[0]
+        # TensorFlow builds the initializer exactly on the handle's device (no device functions,
+        # no colocation) and the snapshot under ``device(handle.device)`` inside the ambient
+        # stack (resource_variable_ops.py, ResourceVariable._init_from_args).
+        handle_device = self._handle.op.device
+        assign_scope = evolve(vscope, device=handle_device, device_stack=(), colocate_op=None)
         self._initializer_op = build_op(
-            vscope, "AssignVariableOp", [self._handle, initial], {"validate_shape": False},
+            assign_scope, "AssignVariableOp", [self._handle, initial], {"validate_shape": False},
             name="Assign",
         )
+        read_scope = vscope.with_pushed_device(handle_device) if handle_device else vscope
         self._graph_element = build_op(
-            vscope.with_sub_scope("Read"), "ReadVariableOp", [self._handle],
+            read_scope.with_sub_scope("Read"), "ReadVariableOp", [self._handle],
             {"dtype": self._dtype},
         ).outputs[0]
         return is_initialized
@@ -521,8 +528,15 @@ class Variable:
                         name=name).outputs[0]
 
     def value(self) -> Output:
-        """A new ``ReadVariableOp`` of the variable in the current scope."""
-        return self._read(self._build_scope())
+        """A new ``ReadVariableOp`` of the variable in the current scope.
+
+        Built outside any device or colocation (``colocate_with(None, ignore_existing=True)``
+        in TensorFlow's ``BaseResourceVariable.value``): the runtime places it with its handle.
+        """
+        scope = self._build_scope()
+        if scope.device_stack or scope.colocate_op is not None:
+            scope = evolve(scope, device="", device_stack=(), colocate_op=None)
+        return self._read(scope)
 
     def read_value(self) -> Output:
         """The variable's value: ``Read/ReadVariableOp`` followed by an ``Identity``."""

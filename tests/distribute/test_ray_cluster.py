@@ -1,0 +1,164 @@
+"""Distributed sessions on a local Ray cluster (127.0.0.1 only): one cluster for the module.
+
+Skipped without Ray (the ``dist`` extra); CI installs it (.ci/run).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tfmini as tm
+
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    home = tmp_path_factory.mktemp("ray_home")
+    env = {"RAY_USAGE_STATS_ENABLED": "0", "HOME": str(home)}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    was_up = ray.is_initialized()
+    if not was_up:
+        # Short temp path: Ray's socket paths must stay under 107 characters.
+        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1",
+                 num_cpus=2, log_to_driver=False, _temp_dir=f"/tmp/tmray{os.getpid()}")
+    workers, ps = tm.test.create_local_cluster(2, 1)
+    pids = [ray.get(workers[0]._cluster.actor(j, t).pid.remote())
+            for j, t in (("worker", 0), ("worker", 1), ("ps", 0))]
+    yield workers, ps
+    workers[0]._cluster.shutdown()
+    if not was_up:
+        ray.shutdown()
+    for pid in pids:  # every actor process ends (by its PID) with the cluster
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def _model(spec, worker_task):
+    setter = tm.train.replica_device_setter(cluster=spec,
+                                            worker_device=f"/job:worker/task:{worker_task}")
+    with tm.device(setter):
+        w = tm.Variable([0.0, 0.0], name="w")
+        gs = tm.train.get_or_create_global_step()
+        x = tm.placeholder(tm.float32, [2], name="x")
+        loss = tm.reduce_sum(tm.square(w - x))
+        train = tm.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=gs)
+    return w, gs, x, loss, train
+
+
+def _losses(target, steps):
+    with tm.Graph().as_default():
+        w, gs, x, loss, train = _model(tm.train.ClusterSpec({"ps": ["a:1"], "worker":
+                                                             ["b:1", "c:1"]}), 0)
+        with tm.Session(target) as sess:
+            sess.run(tm.global_variables_initializer())
+            out = [sess.run([loss, train], {x: xv})[0] for xv in steps]
+            return out, sess.run(w), sess.run(gs)
+
+
+def test_tasks_are_separate_processes_on_loopback(cluster):
+    workers, ps = cluster
+    assert workers[0].target.startswith("grpc://127.0.0.1:")
+    c = workers[0]._cluster
+    pids = {ray.get(c.actor(j, t).pid.remote()) for j, t in
+            (("worker", 0), ("worker", 1), ("ps", 0))}
+    assert len(pids) == 3 and os.getpid() not in pids
+
+
+def test_training_matches_the_single_process_session(cluster):
+    workers, ps = cluster
+    steps = [np.array([1.0, 2.0], np.float32), np.array([3.0, -1.0], np.float32)] * 3
+    spec = workers[0]._cluster.cluster_spec
+    with tm.Graph().as_default():
+        w, gs, x, loss, train = _model(spec, 0)
+        with tm.Session() as local:
+            local.run(tm.global_variables_initializer())
+            want = [local.run([loss, train], {x: xv})[0] for xv in steps]
+            want_w = local.run(w)
+        with tm.Session(workers[0].target) as sess:
+            sess.run(tm.global_variables_initializer())
+            got = [sess.run([loss, train], {x: xv})[0] for xv in steps]
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(sess.run(w), want_w)
+            assert sess.run(gs) == len(steps)
+        # The variables live on the ps task: a session on another worker sees them.
+        with tm.Session(workers[1].target) as other:
+            np.testing.assert_array_equal(other.run(w), want_w)
+
+
+def test_blocking_take_has_a_deadline_across_processes(cluster):
+    workers, ps = cluster
+    with tm.Graph().as_default():
+        with tm.device("/job:ps/task:0"):
+            acc = tm.ConditionalAccumulator(tm.float32, shape=[2], shared_name="acc_deadline")
+        take = acc.take_grad(1)
+        with tm.Session(workers[0].target) as sess:
+            start = time.monotonic()
+            with pytest.raises(tm.errors.DeadlineExceededError):
+                sess.run(take, options=tm.RunOptions(timeout_in_ms=300))
+            assert time.monotonic() - start < 5
+            # A failed run loses nothing: the session still works.
+            sess.run(acc.apply_grad([1.0, 3.0], local_step=0))
+            np.testing.assert_array_equal(sess.run(take), [1.0, 3.0])
+
+
+def test_close_cancels_a_remote_wait(cluster):
+    workers, ps = cluster
+    with tm.Graph().as_default():
+        with tm.device("/job:ps/task:0"):
+            acc = tm.ConditionalAccumulator(tm.float32, shape=[1], shared_name="acc_close")
+        take = acc.take_grad(1)
+        sess = tm.Session(workers[1].target)
+        caught = []
+
+        def blocked():
+            try:
+                sess.run(take)
+            except tm.errors.OpError as e:
+                caught.append(e)
+
+        t = threading.Thread(target=blocked)
+        t.start()
+        time.sleep(1.0)
+        sess.close()
+        t.join(10)
+        assert not t.is_alive()
+        assert caught and isinstance(caught[0], tm.errors.CancelledError)
+
+
+def test_kernel_errors_keep_their_class(cluster):
+    workers, ps = cluster
+    with tm.Graph().as_default():
+        with tm.device("/job:ps/task:0"):
+            v = tm.Variable([1.0], name="uninit")
+        with tm.Session(workers[0].target) as sess:
+            with pytest.raises(tm.errors.FailedPreconditionError):
+                sess.run(v.value())
+
+
+def test_unknown_task_is_refused(cluster):
+    workers, ps = cluster
+    with tm.Graph().as_default():
+        with tm.device("/job:ps/task:7"):
+            c = tm.constant(1.0)
+        with tm.Session(workers[0].target) as sess:
+            with pytest.raises(tm.errors.InvalidArgumentError, match="no task /job:ps/task:7"):
+                sess.run(c)
+
+
+def test_unknown_target_says_what_to_do():
+    with pytest.raises(tm.errors.UnimplementedError, match="dist extra"):
+        tm.Session("grpc://127.0.0.1:1")

@@ -1,0 +1,99 @@
+"""``tm.distribute.RayCluster``: one threaded Ray actor per task of a ClusterSpec.
+
+Each actor is a :class:`~tfmini.distribute.task_server.TaskServer` (max_concurrency > 1, so a
+run blocked in a take or dequeue does not stall the others). Actors are named
+``tfmini/<job>/<task>`` in the namespace ``tfmini`` so a Server or Session in another process
+of the same Ray cluster finds them. Targets (``grpc://<task address>``) are registered in this
+process so ``tm.Session(target)`` knows the cluster behind them.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from tfmini.distribute.ray_support import ensure_ray
+from tfmini.distribute.task_server import TaskServer
+from tfmini.train.server_lib import ClusterSpec
+
+NAMESPACE = "tfmini"
+# Concurrent calls one task serves: blocked waits (takes, dequeues) hold a thread each.
+MAX_CONCURRENCY = 32
+
+_targets: dict[str, tuple[RayCluster, str, int]] = {}
+_targets_lock = threading.Lock()
+
+
+def actor_name(job: str, task: int) -> str:
+    return f"tfmini/{job}/{task}"
+
+
+class RayCluster:
+    """The tasks of ``cluster_spec`` as Ray actors.
+
+    Args:
+        cluster_spec: A ClusterSpec or its dict.
+        address: None (start a local Ray instance on 127.0.0.1 if this process has none),
+            ``"auto"`` or a Ray address to join.
+        start: Create the task actors now (otherwise each :meth:`start_task` creates one).
+    """
+
+    def __init__(self, cluster_spec: Any, address: str | None = None, start: bool = True):
+        self.cluster_spec = (cluster_spec if isinstance(cluster_spec, ClusterSpec)
+                             else ClusterSpec(cluster_spec))
+        self._ray = ensure_ray(address)
+        self._actors: dict[tuple[str, int], Any] = {}
+        self._lock = threading.Lock()
+        for job in self.cluster_spec.jobs:
+            for task in self.cluster_spec.task_indices(job):
+                with _targets_lock:
+                    _targets[target_of(self.cluster_spec, job, task)] = (self, job, task)
+                if start:
+                    self.start_task(job, task)
+
+    def start_task(self, job: str, task: int) -> Any:
+        """The actor of one task, created unless it exists (in any process of the cluster)."""
+        self.cluster_spec.task_address(job, task)  # ValueError for an unknown task
+        with self._lock:
+            actor = self._actors.get((job, task))
+            if actor is None:
+                remote_cls = self._ray.remote(num_cpus=0, max_concurrency=MAX_CONCURRENCY)(
+                    TaskServer)
+                actor = remote_cls.options(name=actor_name(job, task), namespace=NAMESPACE,
+                                           get_if_exists=True).remote(job, task)
+                self._actors[(job, task)] = actor
+            return actor
+
+    def actor(self, job: str, task: int) -> Any:
+        """The actor of ``/job:<job>/task:<task>``.
+
+        Raises:
+            ValueError: no such task in the cluster.
+        """
+        self.cluster_spec.task_address(job, task)
+        actor = self._actors.get((job, task))
+        if actor is None:
+            actor = self._ray.get_actor(actor_name(job, task), namespace=NAMESPACE)
+            self._actors[(job, task)] = actor
+        return actor
+
+    def shutdown(self) -> None:
+        """Ends the task actors (their resources go with them)."""
+        with self._lock:
+            actors = list(self._actors.values())
+            self._actors.clear()
+        for a in actors:
+            self._ray.kill(a)
+        with _targets_lock:
+            for t in [t for t, v in _targets.items() if v[0] is self]:
+                del _targets[t]
+
+
+def target_of(cluster_spec: ClusterSpec, job: str, task: int) -> str:
+    return "grpc://" + cluster_spec.task_address(job, task)
+
+
+def resolve_target(target: str) -> tuple[RayCluster, str, int] | None:
+    """The cluster and task a session target names (None if no cluster here has it)."""
+    with _targets_lock:
+        return _targets.get(target)

@@ -1,0 +1,37 @@
+"""Ray, imported only when a cluster is asked for (it is the ``dist`` extra)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+INSTALL_HINT = ("tfmini's distributed runtime runs on Ray, which is not installed: "
+                "pip install 'tfmini[dist]' (Ray 2.60: a ~79 MB wheel, ~250 MB installed)")
+
+
+def import_ray() -> Any:
+    """The ``ray`` module.
+
+    Raises:
+        ImportError: Ray is not installed (the message says what to install).
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError(INSTALL_HINT) from e
+    return ray
+
+
+def ensure_ray(address: str | None = None) -> Any:
+    """Ray, initialised: joined at ``address`` ("auto" or a Ray address), or a new local
+    instance on 127.0.0.1 when ``address`` is None and this process has none yet."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address is None:
+        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1",
+                 log_to_driver=False, configure_logging=False)
+    else:
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    return ray

@@ -1,0 +1,87 @@
+"""The work of one cluster task, run inside its Ray actor.
+
+A task holds one runtime :class:`~tfmini.runtime.session.Device` (its resource manager: the
+variables, accumulators and queues placed on it), shared by every graph part any client sends
+it, so resources are shared across sessions by (container, shared_name) as in TensorFlow 1.
+Parts arrive as graph_defs (imported once, by key) and run in a runtime Session over that
+shared device, with the client's deadline; ``cancel`` wakes the waits of one client session.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from tfmini import errors
+from tfmini.core.graph import Graph
+from tfmini.core.serialize import import_graph_def
+from tfmini.runtime.options import RunOptions
+from tfmini.runtime.session import Device, Session
+
+
+class _PartSession(Session):
+    """A runtime Session over the task's shared device: closing it cancels its runs but
+    keeps the task's resources (they belong to the task, not to one client)."""
+
+    def __init__(self, graph: Graph, device: Device):
+        super().__init__(graph=graph)
+        self._devices = {"CPU": device}
+
+    def cancel(self) -> None:
+        self._devices = {}  # close() clears the devices' resources: not the task's
+        self.close()
+
+
+class TaskServer:
+    """One task (``/job:<job>/task:<index>``): runs graph parts on its resources."""
+
+    def __init__(self, job: str, task: int):
+        self.job = job
+        self.task = task
+        self.device = Device("CPU")
+        self.device.resource_manager.device = f"/job:{job}/replica:0/task:{task}/device:CPU:0"
+        self._parts: dict[tuple, tuple[Graph, _PartSession]] = {}
+        self._lock = threading.Lock()
+
+    def ping(self) -> tuple[str, int]:
+        return self.job, self.task
+
+    def pid(self) -> int:
+        """The process id (tests end every process they start by its PID)."""
+        return os.getpid()
+
+    def run_part(self, client: str, key: str, graph_def: dict | None, feeds: dict,
+                 fetches: list[str], targets: list[str], timeout_ms: int) -> list:
+        """Runs one part for client session ``client``; returns the fetched values.
+
+        ``graph_def`` is sent the first time a key is used (None afterwards). Errors come
+        back as tm.errors (they pickle), so the client raises the kernel's own class.
+        """
+        with self._lock:
+            entry = self._parts.get((client, key))
+            if entry is None:
+                if graph_def is None:
+                    raise errors.FailedPreconditionError(
+                        None, None, f"Task /job:{self.job}/task:{self.task} lost part {key}")
+                graph = Graph()
+                with graph.as_default():
+                    import_graph_def(graph_def, name="")
+                entry = self._parts[(client, key)] = (graph, _PartSession(graph, self.device))
+        graph, sess = entry
+        options = RunOptions(timeout_in_ms=timeout_ms) if timeout_ms > 0 else None
+        fetch_elems = [graph.as_graph_element(n) for n in fetches]
+        target_ops = [graph.get_operation_by_name(n) for n in targets]
+        feed_dict = {graph.as_graph_element(n): v for n, v in feeds.items()}
+        values = sess.run([fetch_elems, target_ops], feed_dict=feed_dict, options=options)
+        return values[0]
+
+    def cancel(self, client: str) -> None:
+        """Cancels the blocked runs of client session ``client`` and drops its parts."""
+        with self._lock:
+            mine = [k for k in self._parts if k[0] == client]
+            entries = [self._parts.pop(k) for k in mine]
+        for _, sess in entries:
+            sess.cancel()
+
+    def resource_count(self) -> int:
+        return len(self.device.resource_manager.items())
