@@ -11,6 +11,8 @@ from tfmini.ops.array import (
     from_dense,
     sparse_add,
     sparse_concat,
+    sparse_expand_dims,
+    sparse_eye,
     sparse_fill_empty_rows,
     sparse_placeholder,
     sparse_reduce_max,
@@ -51,8 +53,11 @@ concat = sparse_concat
 slice = sparse_slice  # noqa: A001  (tf.sparse.slice)
 transpose = sparse_transpose
 to_indicator = sparse_to_indicator
+expand_dims = sparse_expand_dims
+eye = sparse_eye
 
-__all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "fill_empty_rows", "from_dense",
+__all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "expand_dims", "eye",
+           "fill_empty_rows", "from_dense",
            "matmul", "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum",
            "reduce_sum_sparse", "reorder", "reshape",
            "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice",

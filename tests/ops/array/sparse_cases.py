@@ -128,7 +128,13 @@ def _from_dense_and_indicator(tf):
                           tf.constant([3, 0, 2, 3], tf.int64), tf.constant([3, 2], tf.int64))
     return {"from_dense": tf.sparse.from_dense(x),
             "from_dense_int": tf.sparse.from_dense(tf.constant([[0, 4], [0, 0]])),
-            "indicator": tf.sparse.to_indicator(ids, 5)}, {}
+            "indicator": tf.sparse.to_indicator(ids, 5),
+            "expand0": tf.sparse.expand_dims(_sp(tf), 0),
+            "expand_last": tf.sparse.expand_dims(_sp(tf, C3_IDX, C3_VAL, C3_SHAPE)),
+            "expand_mid": tf.sparse.expand_dims(_sp(tf), -2),
+            "eye": tf.sparse.eye(3),
+            "eye_rect": tf.sparse.eye(2, 4, dtype=tf.int32),
+            "to_complex": tf.to_complex64(x), "to_bf16": tf.to_bfloat16(x)}, {}
 
 
 def _fed(tf):

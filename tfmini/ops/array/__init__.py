@@ -74,7 +74,11 @@ from tfmini.ops.array.slicing import *  # noqa: F403
 from tfmini.ops.array.sort_search import *  # noqa: F403
 from tfmini.ops.array.space_batch import *  # noqa: F403
 from tfmini.ops.array.sparse_layout import *  # noqa: F403
-from tfmini.ops.array.sparse_layout import from_dense  # noqa: F401  (tm.sparse.from_dense)
+from tfmini.ops.array.sparse_layout import (  # noqa: F401  (tm.sparse only)
+    from_dense,
+    sparse_expand_dims,
+    sparse_eye,
+)
 from tfmini.ops.array.sparse_math import *  # noqa: F403
 from tfmini.ops.array.sparse_ops import *  # noqa: F403
 from tfmini.ops.array.tensor_scatter import *  # noqa: F403

@@ -17,8 +17,9 @@ from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.scope import current_scope, name_scope
 from tfmini.core.shapes import TensorShape, dims_str
 from tfmini.ops.array.basic import identity
-from tfmini.ops.array.concat_split import concat
-from tfmini.ops.array.filling import fill, zeros_like
+from tfmini.ops.array.concat_split import concat, stack
+from tfmini.ops.array.filling import fill, ones, zeros_like
+from tfmini.ops.array.filling import range as range_
 from tfmini.ops.array.gather_scatter import gather
 from tfmini.ops.array.shape_ops import expand_dims, shape, transpose
 from tfmini.ops.array.sparse_kernels_util import row_major_order, sparse_parts
@@ -324,3 +325,57 @@ def sparse_to_indicator(sp_input: SparseTensor, vocab_size: int,
     # Duplicate ids in a row are allowed, so the indices are not validated.
     return build_op(outer, "SparseToDense", [ordered.indices, new_shape, ordered.values, default],
                     {"validate_indices": False}, name=base).outputs[0]
+
+
+def sparse_expand_dims(sp_input: SparseTensor, axis: int | None = None,
+                       name: str | None = None) -> SparseTensor:
+    """Inserts a dimension of size 1 (``tf.sparse.expand_dims``): a column of zeros in the
+    indices and a 1 in the dense shape.
+
+    Args:
+        sp_input: A SparseTensor.
+        axis: Where the new dimension goes (negative counts from the end; default -1).
+        name: Optional name scope.
+
+    Returns:
+        A SparseTensor of one more dimension, with the same values.
+
+    Raises:
+        ValueError: ``axis`` is negative and the rank is not known when the graph is built.
+    """
+    axis = -1 if axis is None else int(axis)
+    rank = sp_input.shape.rank
+    with name_scope(name, "expand_dims", [sp_input]):
+        if axis < 0:
+            if rank is None:
+                raise ValueError("tm.sparse.expand_dims: a negative axis needs a known rank")
+            axis += rank + 1
+        column = zeros_like(sp_input.indices[:, :1])
+        indices = concat([sp_input.indices[:, :axis], column, sp_input.indices[:, axis:]], 1)
+        dense_shape = concat([sp_input.dense_shape[:axis], np.array([1], np.int64),
+                              sp_input.dense_shape[axis:]], 0)
+        return SparseTensor(indices, sp_input.values, dense_shape)
+
+
+def sparse_eye(num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float32,
+               name: str | None = None) -> SparseTensor:
+    """A SparseTensor identity matrix, ones on the diagonal (``tf.sparse.eye``).
+
+    Args:
+        num_rows: The number of rows.
+        num_columns: The number of columns (default: num_rows).
+        dtype: The values' dtype.
+        name: Optional name scope.
+
+    Returns:
+        A ``[num_rows, num_columns]`` SparseTensor.
+    """
+
+    with name_scope(name, "eye", [num_rows, num_columns]):
+        rows = convert_to_tensor(num_rows, dtype=dtypes.int64, name="num_rows")
+        cols = rows if num_columns is None else convert_to_tensor(
+            num_columns, dtype=dtypes.int64, name="num_columns")
+        size = build_op(current_scope(), "Minimum", [rows, cols]).outputs[0]
+        diag = range_(size, dtype=dtypes.int64)
+        return SparseTensor(stack([diag, diag], axis=1), ones(
+            expand_dims(size, 0), dtype=dtype), stack([rows, cols]))

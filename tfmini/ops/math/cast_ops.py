@@ -134,6 +134,9 @@ def _cast_fn(dtype: DType, public_name: str, default_name: str):
 to_float = _cast_fn(dtypes.float32, "to_float", "ToFloat")
 to_int32 = _cast_fn(dtypes.int32, "to_int32", "ToInt32")
 to_int64 = _cast_fn(dtypes.int64, "to_int64", "ToInt64")
+to_bfloat16 = _cast_fn(dtypes.bfloat16, "to_bfloat16", "ToBFloat16")
+to_complex64 = _cast_fn(dtypes.complex64, "to_complex64", "ToComplex64")
+to_complex128 = _cast_fn(dtypes.complex128, "to_complex128", "ToComplex128")
 to_double = _cast_fn(dtypes.float64, "to_double", "ToDouble")
 
 
@@ -174,6 +177,9 @@ def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Output:
 
 __all__ = [
     "cast",
+    "to_bfloat16",
+    "to_complex64",
+    "to_complex128",
     "to_float",
     "to_int32",
     "saturate_cast",
