@@ -14,6 +14,8 @@ from tfmini.ops.array import (
     sparse_expand_dims,
     sparse_eye,
     sparse_fill_empty_rows,
+    sparse_maximum,
+    sparse_minimum,
     sparse_placeholder,
     sparse_reduce_max,
     sparse_reduce_max_sparse,
@@ -26,6 +28,7 @@ from tfmini.ops.array import (
     sparse_segment_sqrt_n,
     sparse_segment_sum,
     sparse_slice,
+    sparse_softmax,
     sparse_tensor_dense_matmul,
     sparse_tensor_to_dense,
     sparse_to_indicator,
@@ -55,10 +58,12 @@ transpose = sparse_transpose
 to_indicator = sparse_to_indicator
 expand_dims = sparse_expand_dims
 eye = sparse_eye
+maximum = sparse_maximum
+minimum = sparse_minimum
+softmax = sparse_softmax
 
 __all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "expand_dims", "eye",
-           "fill_empty_rows", "from_dense",
-           "matmul", "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum",
-           "reduce_sum_sparse", "reorder", "reshape",
-           "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice",
-           "sparse_dense_matmul", "to_dense", "to_indicator", "transpose"]
+           "fill_empty_rows", "from_dense", "matmul", "maximum", "minimum", "placeholder",
+           "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse", "reorder",
+           "reshape", "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice",
+           "softmax", "sparse_dense_matmul", "to_dense", "to_indicator", "transpose"]

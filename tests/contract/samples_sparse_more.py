@@ -34,6 +34,9 @@ SAMPLES = {
     "SparseDenseCwiseMul": lambda: ([*_sp(), np.linspace(1, 2, 4)], {}),
     "SparseDenseCwiseDiv": lambda: ([*_sp(), np.linspace(1, 2, 12).reshape(3, 4)], {}),
     "SparseDenseCwiseAdd": lambda: ([*_sp(), np.linspace(1, 2, 4)], {}),
+    "SparseSoftmax": lambda: ([*_sp()], {}),
+    "SparseSparseMaximum": lambda: ([*_sp(), _B_IDX, _B_VAL, _SHAPE], {}),
+    "SparseSparseMinimum": lambda: ([*_sp(), _B_IDX, _B_VAL, _SHAPE], {}),
     "SparseSliceGrad": lambda: ([np.array([1.0, 2.0]), _IDX, np.array([0, 1], np.int64),
                                  np.array([[0, 2], [2, 0]], np.int64)], {}),
 }

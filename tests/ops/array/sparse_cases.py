@@ -157,6 +157,18 @@ def _cwise(tf):
             "scalar": a * 2.0, "grad/a": ga, "grad/d": gd, "grad/row": gr}, {}
 
 
+def _softmax_max_min(tf):
+    a = tf.sparse.reorder(_sp(tf))
+    b = _sp(tf, B_IDX, B_VAL)
+    c = tf.sparse.reorder(_sp(tf, C3_IDX, C3_VAL, C3_SHAPE))
+    sm = tf.sparse.softmax(a)
+    sm3 = tf.sparse_softmax(c)
+    ga = tf.gradients(_weighted_sum(tf, sm.values, 14), a.values)[0]
+    gc = tf.gradients(_weighted_sum(tf, sm3.values, 15), c.values)[0]
+    return {"softmax": sm, "softmax3": sm3, "max": tf.sparse.maximum(a, b),
+            "min": tf.sparse_minimum(a, b), "grad/a": ga, "grad/c": gc}, {}
+
+
 def value_cases(tf) -> dict:
     """Named cases: each a thunk returning ``(fetches, feeds)``."""
     return {
@@ -170,6 +182,7 @@ def value_cases(tf) -> dict:
         "from_dense_and_indicator": lambda: _from_dense_and_indicator(tf),
         "fed": lambda: _fed(tf),
         "cwise": lambda: _cwise(tf),
+        "softmax_max_min": lambda: _softmax_max_min(tf),
         # TensorFlow's SparseReorder sorts without checking the bounds.
         "reorder_out_of_bounds": lambda: ({"r": tf.sparse.reorder(_sp(
             tf, np.array([[0, 0], [3, 1], [1, 9]], np.int64), np.array([1.0, 2.0, 3.0],

@@ -59,3 +59,12 @@ def test_sparse_dense_cwise_add_has_no_gradient_as_in_tensorflow():
             assert sess.run(out).tolist() == [3.0]
         with pytest.raises(NotImplementedError, match="SparseDenseCwiseAdd"):
             tm.gradients(tm.reduce_sum(out), a.values)
+
+
+@pytest.mark.parametrize("fn", ["maximum", "minimum"])
+def test_sparse_maximum_minimum_have_no_gradient_as_in_tensorflow(fn):
+    with tm.Graph().as_default():
+        a = tm.SparseTensor([[0, 1]], [2.0], [2, 3])
+        out = getattr(tm.sparse, fn)(a, a)
+        with pytest.raises(NotImplementedError, match="is not implemented"):
+            tm.gradients(tm.reduce_sum(out.values), a.values)

@@ -131,6 +131,31 @@ def _sparse_dense_cwise_div_grad(op, grad):
     return _cwise_mul_or_div_grad(op, grad, False)
 
 
+@RegisterGradient("SparseSoftmax")
+def _sparse_softmax_grad(op, grad):
+    """As SoftmaxGrad over each row's present entries: (grad - sum(grad * y)) * y."""
+    indices, _, shape = op.inputs
+    y = op.outputs[0]
+    product = _build("SparseReduceSum", [indices, y * grad, shape,
+                                         np.array([-1], np.int32)], {"keep_dims": True})[0]
+    shifted = _build("SparseDenseCwiseAdd", [indices, grad, shape, -product])[0]
+    return None, shifted * y, None
+
+
+def _not_implemented(op_type: str):
+    def grad(op, *grads):
+        del op, grads
+        raise NotImplementedError(f"Gradient for {op_type} is not implemented.")
+
+    grad.__name__ = f"_{op_type.lower()}_grad"
+    grad.__doc__ = "TensorFlow's gradient raises NotImplementedError, and so does tfmini's."
+    RegisterGradient(op_type)(grad)
+
+
+_not_implemented("SparseSparseMaximum")
+_not_implemented("SparseSparseMinimum")
+
+
 @RegisterGradient("SparseDenseCwiseAdd")
 def _sparse_dense_cwise_add_grad(op, grad):
     """TensorFlow has none: it raises NotImplementedError, and so does tfmini."""

@@ -28,8 +28,9 @@ from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.common.sparse_tensor import SparseTensor
 from tfmini.ops.common.type_lists import NUMBER_TYPES, REAL_TYPES
 
-__all__ = ["sparse_add", "sparse_reduce_max", "sparse_reduce_max_sparse", "sparse_reduce_sum",
-           "sparse_reduce_sum_sparse", "sparse_tensor_dense_matmul"]
+__all__ = ["sparse_add", "sparse_maximum", "sparse_minimum", "sparse_reduce_max",
+           "sparse_reduce_max_sparse", "sparse_reduce_sum", "sparse_reduce_sum_sparse",
+           "sparse_softmax", "sparse_tensor_dense_matmul"]
 
 _SPARSE_OUT = lambda ic: [TensorShape([None, None]), TensorShape([None]),  # noqa: E731
                           TensorShape([None])]
@@ -384,6 +385,65 @@ _cwise("SparseDenseCwiseAdd", np.add, "Each entry plus the dense value at its in
 
 
 # ----------------------------------------------------------------------------------------
+# SparseSoftmax, SparseSparseMaximum, SparseSparseMinimum
+
+
+@register_op(
+    "SparseSoftmax",
+    inputs=["sp_indices: int64", "sp_values: T", "sp_shape: int64"],
+    outputs=["output: T"],
+    attrs=["T: {half, float, double}"],
+    shape_fn=lambda ic: [ic.input_shape("sp_values")],
+)
+def sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
+    """Softmax over the entries present in each innermost row (all but the last coordinate
+    equal); absent entries take no part, as in TensorFlow's kernel."""
+    idx, vals, dims = sparse_parts(sp_indices, sp_values, sp_shape, "sp")
+    if dims.size < 2:
+        raise invalid_argument(f"Input should have rank >= 2, but received shape: "
+                               f"{dims_str(dims.tolist())}")
+    keys = linear_keys(idx[:, :-1], dims[:-1])
+    _, inverse = np.unique(keys, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    top = np.full(inverse.max() + 1 if len(inverse) else 0, -np.inf, vals.dtype)
+    np.maximum.at(top, inverse, vals)
+    e = np.exp(vals - top[inverse])
+    total = np.zeros(len(top), vals.dtype)
+    np.add.at(total, inverse, e)
+    return (e / total[inverse]).astype(vals.dtype)
+
+
+def _sparse_sparse(op_type: str, fn, doc: str) -> None:
+    def kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+        ai, av, ashape = sparse_parts(a_indices, a_values, a_shape, "a")
+        bi, bv, bshape = sparse_parts(b_indices, b_values, b_shape, "b")
+        _check_same_shape(ashape, bshape)
+        ka, kb = linear_keys(ai, ashape), linear_keys(bi, bshape)
+        keys, first = np.unique(np.concatenate([ka, kb]), return_index=True)
+        both_idx = np.concatenate([ai, bi])[first]
+        # Entries absent from one operand count as 0 there (TensorFlow's union of indices).
+        a_full = np.zeros(len(keys), av.dtype)
+        b_full = np.zeros(len(keys), bv.dtype)
+        a_full[np.searchsorted(keys, ka)] = av
+        b_full[np.searchsorted(keys, kb)] = bv
+        return both_idx.reshape(-1, ashape.size), fn(a_full, b_full)
+
+    register_op(op_type,
+                inputs=["a_indices: int64", "a_values: T", "a_shape: int64",
+                        "b_indices: int64", "b_values: T", "b_shape: int64"],
+                outputs=["output_indices: int64", "output_values: T"],
+                attrs=[f"T: {{{REAL_TYPES}}}"],
+                shape_fn=lambda ic: [TensorShape([None, None]), TensorShape([None])],
+                doc=doc)(kernel)
+
+
+_sparse_sparse("SparseSparseMaximum", np.maximum,
+               "Elementwise max of two SparseTensors (absent entries are 0).")
+_sparse_sparse("SparseSparseMinimum", np.minimum,
+               "Elementwise min of two SparseTensors (absent entries are 0).")
+
+
+# ----------------------------------------------------------------------------------------
 # TF1-style functions
 
 
@@ -520,6 +580,45 @@ def sparse_reduce_max_sparse(sp_input: SparseTensor, axis: Any = None,
                    convert_to_tensor(_reduction_axes(sp_input, axis), dtype=dtypes.int32)],
                   {"keep_dims": _keep(keepdims, keep_dims)}, name=name)
     return SparseTensor(*op.outputs)
+
+
+def sparse_softmax(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
+    """Softmax over each innermost row's present entries (``tf.sparse.softmax``).
+
+    Args:
+        sp_input: A SparseTensor of rank >= 2 (float types).
+        name: Optional name scope.
+
+    Returns:
+        A SparseTensor on the same indices.
+    """
+    with name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
+        out = build_op(current_scope(), "SparseSoftmax",
+                       [sp_input.indices, sp_input.values, sp_input.dense_shape]).outputs[0]
+        return SparseTensor(sp_input.indices, out, sp_input.dense_shape)
+
+
+def _sparse_sparse_fn(op_type: str, default: str, sp_a: SparseTensor, sp_b: SparseTensor,
+                      name: str | None) -> SparseTensor:
+    with name_scope(name, default, [sp_a.indices, sp_a.values, sp_b.indices, sp_b.values]):
+        out_indices, out_values = build_op(
+            current_scope(), op_type, [sp_a.indices, sp_a.values, sp_a.dense_shape,
+                                       sp_b.indices, sp_b.values, sp_b.dense_shape]).outputs
+        return SparseTensor(out_indices, out_values, sp_a.dense_shape)
+
+
+def sparse_maximum(sp_a: SparseTensor, sp_b: SparseTensor,
+                   name: str | None = None) -> SparseTensor:
+    """Elementwise maximum of two SparseTensors of one shape (``tf.sparse.maximum``); an entry
+    missing from one operand counts as 0 there."""
+    return _sparse_sparse_fn("SparseSparseMaximum", "SparseSparseMaximum", sp_a, sp_b, name)
+
+
+def sparse_minimum(sp_a: SparseTensor, sp_b: SparseTensor,
+                   name: str | None = None) -> SparseTensor:
+    """Elementwise minimum of two SparseTensors of one shape (``tf.sparse.minimum``); an entry
+    missing from one operand counts as 0 there."""
+    return _sparse_sparse_fn("SparseSparseMinimum", "SparseSparseMinimum", sp_a, sp_b, name)
 
 
 def sparse_tensor_dense_matmul(sp_a: SparseTensor, b: Any, adjoint_a: bool = False,
