@@ -3,7 +3,8 @@
 Reports medians (ms per step) for the in-process Session and for tm.Session(worker.target)
 with 1 ps task and 1, 2 or 4 workers stepping in turn from threads of this process (each
 worker's session calls its own actor), and a bare Ray actor round trip for the per-call cost.
-Run:  .venv/bin/python bench/bench_dist.py   (needs the dist extra)
+Run:  .venv/bin/python bench/bench_dist.py   (needs the dist extra; BENCH_DIST_WORKERS=1,2
+chooses the worker counts)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 import tfmini as tm  # noqa: E402
 
 STEPS = 40
+WORKER_COUNTS = tuple(int(n) for n in os.environ.get("BENCH_DIST_WORKERS", "1,2,4").split(","))
 
 
 def build(spec, task, n=64):
@@ -62,7 +64,7 @@ def main():
         ray.get(actor.ping.remote())
         rt.append(time.perf_counter() - t)
     print(f"bare actor round trip: {statistics.median(rt) * 1e3:.2f} ms")
-    for n in (1, 2, 4):
+    for n in WORKER_COUNTS:
         results = [None] * n
 
         def run(i, out):

@@ -109,7 +109,9 @@ from tfmini.ops.io import (  # noqa: E402  (TF1's top-level string functions)
     substr,
 )
 from tfmini import strings  # noqa: E402  (tm.strings: tf.compat.v1.strings)
-from tfmini.runtime.options import ConfigProto, GPUOptions, RunMetadata, RunOptions
+from tfmini.runtime.options import (
+    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,
+)
 from tfmini.runtime.session import InteractiveSession, Session, get_default_session
 from tfmini import train  # noqa: E402  (tm.train: the TF1 optimizers)
 from tfmini import graph_util  # noqa: E402  (tm.graph_util: freezing)

@@ -1,16 +1,21 @@
 """The ``tfmini`` command (also ``python -m tfmini``).
 
-``tfmini demo`` builds a small regression model on synthetic data, differentiates its loss
-with ``tm.gradients``, trains it in a Session, prints the loss as it falls, and writes the
-graph as DOT. ``tfmini ops``
-lists the registered op types. ``tfmini inspect-checkpoint PATH [--values] [--name NAME]``
-lists a checkpoint's tensors; ``tfmini graph FILE`` writes a .json/.pb/.pbtxt graph as DOT
-(``--format svg|png`` through Graphviz).
+* ``tfmini demo`` builds a small regression model on synthetic data, differentiates its loss
+  with ``tm.gradients``, trains it in a Session, prints the loss as it falls and writes the
+  graph as DOT; into its log directory (``--logdir``, default ``demo_logs``) it writes a
+  TensorBoard event file (the graph and the loss at every step) and a checkpoint.
+* ``tfmini ops`` lists the registered op types.
+* ``tfmini inspect-checkpoint PATH [--values] [--name NAME]`` lists a checkpoint's tensors.
+* ``tfmini graph FILE`` writes a .json/.pb/.pbtxt graph as DOT (``--format svg|png``
+  through Graphviz).
+* ``tfmini trace [--out PATH] [--merge] SCRIPT [ARGS...]`` runs a Python script with every
+  ``Session.run`` traced (``tm.client.timeline.tracing``) and writes Chrome traces.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -44,8 +49,18 @@ def _build_demo_graph(tm, features: int, hidden: int):
 
 
 def demo(steps: int = 1000, batch: int = 64, dot_path: str | None = "demo_graph.dot",
-         seed: int = 0, out=sys.stdout) -> float:
-    """Trains the demo model; returns the final loss."""
+         seed: int = 0, out=sys.stdout, log_dir: str | None = "demo_logs") -> float:
+    """Trains the demo model; returns the final loss.
+
+    Args:
+        steps: Training steps.
+        batch: Examples per step.
+        dot_path: Where to write the graph as DOT (None: nowhere).
+        seed: Seed of the synthetic data and the batches.
+        out: Where the progress goes.
+        log_dir: Where the event file (graph + loss per step) and the checkpoint
+            ``model.ckpt-<steps>`` go (None: nowhere).
+    """
     import tfmini as tm
 
     features, hidden = 8, 16
@@ -57,20 +72,35 @@ def demo(steps: int = 1000, batch: int = 64, dot_path: str | None = "demo_graph.
     g, x, t, loss, train_op, init = _build_demo_graph(tm, features, hidden)
     print(f"tfmini {tm.__version__} demo: {len(g.get_operations())} ops, "
           f"{data_x.shape[0]} synthetic samples, {features} features", file=out)
+    fetches = [loss, train_op]
+    writer = saver = None
+    if log_dir:
+        with g.as_default():  # built after the count above: the model's op count stays put
+            fetches.append(tm.summary.scalar("training_loss", loss))
+            saver = tm.train.Saver(tm.global_variables(), max_to_keep=1)
+        writer = tm.summary.FileWriter(log_dir, g)
     start = time.perf_counter()
-    with tm.Session(graph=g) as sess:
-        sess.run(init)
-        step = sess.make_callable([loss, train_op], feed_list=[x, t])
-        first = None
-        value = float("nan")
-        for i in range(steps):
-            idx = rng.integers(0, data_x.shape[0], size=batch)
-            value, _ = step(data_x[idx], data_t[idx])
-            if first is None:
-                first = float(value)
-            if i % max(1, steps // 10) == 0 or i == steps - 1:
-                print(f"step {i:5d}  loss {float(value):.5f}", file=out)
-        final = float(sess.run(loss, {x: data_x, t: data_t}))
+    try:
+        with tm.Session(graph=g) as sess:
+            sess.run(init)
+            step = sess.make_callable(fetches, feed_list=[x, t])
+            first = None
+            value = float("nan")
+            for i in range(steps):
+                idx = rng.integers(0, data_x.shape[0], size=batch)
+                value, _, *summary = step(data_x[idx], data_t[idx])
+                if writer is not None:
+                    writer.add_summary(summary[0], i)
+                if first is None:
+                    first = float(value)
+                if i % max(1, steps // 10) == 0 or i == steps - 1:
+                    print(f"step {i:5d}  loss {float(value):.5f}", file=out)
+            final = float(sess.run(loss, {x: data_x, t: data_t}))
+            ckpt = (saver.save(sess, os.path.join(log_dir, "model.ckpt"), global_step=steps)
+                    if saver is not None else None)
+    finally:
+        if writer is not None:
+            writer.close()
     elapsed = time.perf_counter() - start
     print(f"final loss on all data: {final:.5f} (first batch: {first:.5f}); "
           f"{steps} steps in {elapsed:.2f} s ({steps / elapsed:.0f} steps/s)", file=out)
@@ -78,6 +108,11 @@ def demo(steps: int = 1000, batch: int = 64, dot_path: str | None = "demo_graph.
         with open(dot_path, "w") as f:
             f.write(g.to_dot())
         print(f"graph written to {dot_path} (render with: dot -Tpng {dot_path} -o graph.png)",
+              file=out)
+    if log_dir:
+        print(f"event file (graph, loss per step) in {log_dir}/ "
+              f"(view with: tensorboard --logdir {log_dir})", file=out)
+        print(f"checkpoint written to {ckpt} (list with: tfmini inspect-checkpoint {ckpt})",
               file=out)
     return final
 
@@ -137,6 +172,48 @@ def graph_to_dot_file(path: str, output: str | None = None, fmt: str = "dot",
     return 0
 
 
+def trace_script(script: str, script_args: list[str], out_path: str | None = None,
+                 merge: bool = False, out=sys.stdout) -> int:
+    """Runs ``script`` as ``__main__`` with every Session.run traced; writes Chrome traces.
+
+    Args:
+        script: The Python file to run.
+        script_args: Its command-line arguments (``sys.argv[1:]`` inside it).
+        out_path: The directory of per-run traces (default ``tfmini_traces``), or with
+            ``merge`` the one trace file (default ``tfmini_trace.json``).
+        merge: One file for all runs.
+        out: Where the summary goes.
+
+    Returns:
+        The script's exit status (0 when it returns normally).
+    """
+    import runpy
+
+    from tfmini.client import timeline
+
+    if not os.path.isfile(script):
+        raise SystemExit(f"tfmini trace: no such script: {script}")
+    path = out_path or ("tfmini_trace.json" if merge else "tfmini_traces")
+    saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.argv = [script, *script_args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python SCRIPT` does
+    status = 0
+    try:
+        with timeline.tracing(path, merge=merge) as tracer:
+            try:
+                runpy.run_path(script, run_name="__main__")
+            except SystemExit as e:  # the script's own exit: the traces are still written
+                status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = saved_argv
+        if sys.path and sys.path[0] != saved_path0:
+            del sys.path[0]
+    where = path if merge else f"{path}/ ({len(tracer.files)} files)"
+    print(f"tfmini trace: {tracer.runs} Session.run calls traced; Chrome trace in {where} "
+          "(open in chrome://tracing or https://ui.perfetto.dev)", file=out)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tfmini", description="tfmini: a TF1-style graph engine")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -145,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     p_demo.add_argument("--batch", type=int, default=64)
     p_demo.add_argument("--seed", type=int, default=0)
     p_demo.add_argument("--dot", default="demo_graph.dot", help="where to write the DOT file")
+    p_demo.add_argument("--logdir", default="demo_logs",
+                        help="where to write the event file and the checkpoint")
     sub.add_parser("ops", help="list the registered op types")
     p_ins = sub.add_parser("inspect-checkpoint",
                            help="list a checkpoint's tensors (names, dtypes, shapes)")
@@ -156,13 +235,23 @@ def main(argv: list[str] | None = None) -> int:
     p_graph.add_argument("-o", "--output", help="output file (default: FILE with the format's "
                          "extension)")
     p_graph.add_argument("--format", choices=["dot", "svg", "png"], default="dot")
+    p_trace = sub.add_parser(
+        "trace", help="run a Python script with every Session.run traced (Chrome traces)")
+    p_trace.add_argument("--out", help="directory of per-run traces (default tfmini_traces), "
+                         "or the file with --merge (default tfmini_trace.json)")
+    p_trace.add_argument("--merge", action="store_true", help="one trace file for all runs")
+    p_trace.add_argument("script", help="the Python script to run")
+    p_trace.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     args = parser.parse_args(argv)
+    if args.command == "trace":
+        return trace_script(args.script, args.args, args.out, args.merge)
     if args.command == "inspect-checkpoint":
         return inspect_checkpoint(args.path, values=args.values, name=args.name)
     if args.command == "graph":
         return graph_to_dot_file(args.file, args.output, args.format)
     if args.command == "demo":
-        demo(steps=args.steps, batch=args.batch, dot_path=args.dot, seed=args.seed)
+        demo(steps=args.steps, batch=args.batch, dot_path=args.dot, seed=args.seed,
+             log_dir=args.logdir)
     elif args.command == "ops":
         _list_ops()
     return 0

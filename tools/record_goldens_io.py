@@ -8,6 +8,9 @@ Writes under tests/goldens/io/:
   ``tf_ckpt_values.npz`` holding every saved value as TensorFlow reads it;
 * ``frozen_mlp.pb`` (binary) and ``frozen_mix.pbtxt`` (text): frozen TF1 inference graphs made
   by ``convert_variables_to_constants``, with ``frozen_io.npz`` (inputs and TensorFlow's outputs);
+* ``frozen_cnn.pb`` (binary): a frozen TF1 CNN (Conv2D SAME + BiasAdd + Relu + MaxPool, Conv2D
+  VALID stride 1 + Relu + MaxPool, Reshape, MatMul + BiasAdd, Softmax) with
+  ``frozen_cnn_io.npz`` (a batch of NHWC inputs, TensorFlow's logits and probabilities);
 * ``tfmini_verdict.json``: TensorFlow's verdict on ``tfmini_ckpt/model.ckpt`` (written by
   tfmini from the fixed values of ``tests/ops/io/fixture.py``, before this script runs: see
   tools/README.md): ``tf.train.list_variables``, ``load_variable`` compared with the same
@@ -104,6 +107,38 @@ def record_frozen() -> None:
              mix_y=y_mix)
 
 
+def record_frozen_cnn() -> None:
+    rng = np.random.default_rng(11)  # its own stream: the other recordings stay as they are
+
+    def weight(*shape):
+        return (rng.normal(size=shape) / np.sqrt(np.prod(shape[:-1]))).astype(np.float32)
+
+    def cnn():
+        x = tf1.placeholder(tf.float32, [None, 12, 12, 3], name="input")
+        with tf1.name_scope("conv1"):
+            h = tf1.nn.conv2d(x, tf1.Variable(weight(3, 3, 3, 8), name="w"), [1, 1, 1, 1],
+                              "SAME")
+            h = tf1.nn.relu(tf1.nn.bias_add(h, tf1.Variable(weight(8), name="b")))
+            h = tf1.nn.max_pool2d(h, 2, 2, "VALID")  # 6x6x8
+        with tf1.name_scope("conv2"):
+            h = tf1.nn.conv2d(h, tf1.Variable(weight(3, 3, 8, 16), name="w"), [1, 1, 1, 1],
+                              "VALID")  # 4x4x16
+            h = tf1.nn.relu(tf1.nn.bias_add(h, tf1.Variable(weight(16), name="b")))
+            h = tf1.nn.max_pool2d(h, 3, 2, "SAME")  # 2x2x16
+        with tf1.name_scope("dense"):
+            flat = tf1.reshape(h, [-1, 2 * 2 * 16])
+            logits = tf1.nn.bias_add(
+                tf1.matmul(flat, tf1.Variable(weight(64, 5), name="w")),
+                tf1.Variable(weight(5), name="b"), name="logits")
+        return x, [logits, tf1.nn.softmax(logits, name="output")]
+
+    x = rng.normal(size=(3, 12, 12, 3)).astype(np.float32)
+    graph, (logits, probs) = _freeze(cnn, ["dense/logits", "output"], x)
+    tf.io.write_graph(graph, OUT, "frozen_cnn.pb", as_text=False)
+    np.savez(os.path.join(OUT, "frozen_cnn_io.npz"), x=x, logits=logits, output=probs,
+             op_types=np.array(sorted({n.op for n in graph.node})))
+
+
 def record_verdict() -> None:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
     from tests.ops.io.fixture import VALUES  # plain NumPy: no tfmini import
@@ -138,4 +173,5 @@ def record_verdict() -> None:
 if __name__ == "__main__":
     record_tf_checkpoint()
     record_frozen()
+    record_frozen_cnn()
     record_verdict()

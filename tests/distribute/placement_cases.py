@@ -184,7 +184,24 @@ def device_strings(tf):
     return out
 
 
+def optimizer_slots(tf):
+    # Slots are colocated with their variables (slot_creator's colocate_with_primary), while
+    # the setter's round-robin still sees each slot variable: the devices of every variable.
+    with tf.device(tf.train.replica_device_setter(ps_tasks=3)):
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        w0 = tf.Variable(np.full((4, 4), 0.1, np.float32), name="w0")
+        w1 = tf.Variable(np.full((4, 1), 0.2, np.float32), name="w1")
+        loss = tf.reduce_sum(tf.matmul(tf.matmul(x, w0), w1), name="loss")
+        gs = tf.train.get_or_create_global_step()
+        tf.train.AdamOptimizer(0.1).minimize(loss, global_step=gs)
+        tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    kinds = ("VariableV2", "VarHandleOp")
+    return {op.name: [op.type, op.device] for op in tf.get_default_graph().get_operations()
+            if op.type in kinds}
+
+
 CASES = {
+    "optimizer_slots": optimizer_slots,
     "round_robin": round_robin,
     "cluster_worker_task": cluster_worker_task,
     "pinned_inside": pinned_inside,

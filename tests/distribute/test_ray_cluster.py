@@ -162,3 +162,64 @@ def test_unknown_task_is_refused(cluster):
 def test_unknown_target_says_what_to_do():
     with pytest.raises(tm.errors.UnimplementedError, match="dist extra"):
         tm.Session("grpc://127.0.0.1:1")
+
+
+def _calls(cluster_obj, tasks):
+    return {t: ray.get(cluster_obj.actor(*t).calls.remote()) for t in tasks}
+
+
+def test_a_step_is_one_call_per_task(cluster):
+    workers, ps = cluster
+    c = workers[0]._cluster
+    tasks = [("worker", 0), ("worker", 1), ("ps", 0)]
+    with tm.Graph().as_default():
+        w, gs, x, loss, train = _model(c.cluster_spec, 0)
+        with tm.Session(workers[0].target) as sess:
+            sess.run(tm.global_variables_initializer())
+            before = _calls(c, tasks)
+            for _ in range(3):
+                sess.run([loss, train], {x: np.array([1.0, 2.0], np.float32)})
+            after = _calls(c, tasks)
+    # The variable lives on ps 0, the gradient is computed on worker 0: one call each.
+    assert after[("ps", 0)] - before[("ps", 0)] == 3
+    assert after[("worker", 0)] - before[("worker", 0)] == 3
+    assert after[("worker", 1)] == before[("worker", 1)]
+    assert all(ray.get(c.actor(*t).pending_values.remote()) == 0 for t in tasks)
+
+
+def test_parts_of_one_step_run_at_once(cluster):
+    # The ps part dequeues a value the same step's worker part computes and the ps part
+    # enqueues: run one after another, the dequeue would wait for ever.
+    workers, ps = cluster
+    with tm.Graph().as_default():
+        with tm.device("/job:ps/task:0"):
+            q = tm.FIFOQueue(4, tm.float32, shapes=[[2]], shared_name="q_at_once")
+        with tm.device("/job:worker/task:0"):
+            x = tm.placeholder(tm.float32, [2])
+            doubled = x * 2.0
+        with tm.device("/job:ps/task:0"):
+            enq = q.enqueue(doubled)
+            deq = q.dequeue()
+        with tm.Session(workers[0].target) as sess:
+            got, _ = sess.run([deq, enq], {x: [1.0, 4.0]},
+                              options=tm.RunOptions(timeout_in_ms=10000))
+            np.testing.assert_array_equal(got, [2.0, 8.0])
+
+
+def test_a_failed_part_ends_the_whole_step(cluster):
+    workers, ps = cluster
+    c = workers[0]._cluster
+    with tm.Graph().as_default():
+        with tm.device("/job:worker/task:1"):
+            x = tm.placeholder(tm.float32, [None])
+            bad = tm.reshape(x, [3])
+        with tm.device("/job:ps/task:0"):
+            y = tm.identity(bad) + 1.0
+        with tm.Session(workers[1].target) as sess:
+            start = time.monotonic()
+            # No deadline: the ps part's _Recv ends because the step is aborted.
+            with pytest.raises(tm.errors.InvalidArgumentError, match="Reshape"):
+                sess.run(y, {x: [1.0, 2.0]})
+            assert time.monotonic() - start < 10
+            np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0, 3.0]}), [2.0, 3.0, 4.0])
+    assert ray.get(c.actor("ps", 0).pending_values.remote()) == 0

@@ -1,141 +1,115 @@
-"""Many threads on one Session (and one Graph) at once."""
+"""The BLAS thread policy (tfmini/runtime/threads.py)."""
 
 from __future__ import annotations
 
 import threading
 
 import numpy as np
-import pytest
 
 import tfmini as tm
-from tests.helpers import run_in_threads, wait_for
-from tfmini.runtime import session as session_module
-
-THREADS = 12
-RUNS = 40
+from tfmini.runtime.threads import BlasThreadPolicy
 
 
-def _in_threads(fn, n=THREADS):
-    """Runs ``fn(i)`` in ``n`` threads released together; returns results, re-raises errors
-    (a thread still running after 30 s fails the test)."""
-    return run_in_threads(fn, n, timeout=30)
+class _FakeBlas:
+    def __init__(self):
+        self.sizes = []
+
+    def set_num_threads(self, n):
+        self.sizes.append(n)
 
 
-@pytest.fixture
-def net(graph):
-    x = tm.placeholder(tm.float32, shape=[None], name="x")
-    k = tm.placeholder(tm.float32, shape=[], name="k")
-    y = x
-    for _ in range(10):
-        y = tm.raw_ops.AddV2(x=y, y=k)  # y = x + 10 k
-    z = tm.identity(y, name="z")
-    return graph, x, k, z
+def _policy(cores, busy_elsewhere=0.0):
+    p = BlasThreadPolicy()
+    p.cores = cores
+    fake = _FakeBlas()
+    p._controllers = [fake]
+    p._sampled_at = float("inf")  # no load sampling: the test sets it
+    p._busy_elsewhere = busy_elsewhere
+    return p, fake
 
 
-def test_concurrent_runs_with_different_feeds_get_their_own_results(net):
-    graph, x, k, z = net
-    with tm.Session(graph=graph) as sess:
-
-        def work(i):
-            out = []
-            for r in range(RUNS):
-                xs = np.full(i + 1, r, np.float32)  # a different shape per thread, too
-                got = sess.run(z, {x: xs, k: float(i)})
-                out.append(np.array_equal(got, xs + 10 * i) and got.shape == (i + 1,))
-            return all(out)
-
-        assert _in_threads(work) == [True] * THREADS
-        assert len(sess._plans) == 1
-
-
-def test_plan_is_built_once_under_contention(net, monkeypatch):
-    graph, x, k, z = net
-    built: list = []
-    missed: set = set()  # the threads that looked for the plan and did not find it
-
-    class WatchedPlans(dict):
-        def get(self, key, default=None):
-            plan = super().get(key, default)
-            if plan is None:
-                missed.add(threading.get_ident())
-            return plan
-
-    class SlowPlan(session_module.Plan):
-        def __init__(self, *args, **kwargs):
-            built.append(threading.get_ident())
-            # Every other thread arrives while this one builds: each has looked the plan up,
-            # found none, and goes on to wait for the plan lock this one holds.
-            wait_for(lambda: len(missed) == THREADS,
-                     message=lambda: f"every thread to miss the plan ({len(missed)} did)")
-            super().__init__(*args, **kwargs)
-
-    monkeypatch.setattr(session_module, "Plan", SlowPlan)
-    with tm.Session(graph=graph) as sess:
-        sess._plans = WatchedPlans()
-        results = _in_threads(lambda i: sess.run(z, {x: [float(i)], k: 1.0}))
-        assert len(built) == 1
-        assert [r.tolist() for r in results] == [[i + 10.0] for i in range(THREADS)]
-        (plan,) = sess._plans.values()
-        assert isinstance(plan, SlowPlan)
+def test_pool_shrinks_with_runs_in_flight_and_grows_back():
+    p, blas = _policy(cores=4)
+    p.enter()
+    assert p.size == 4
+    p.enter()
+    assert p.size == 2
+    p.enter()
+    p.enter()
+    assert p.size == 1 and p.in_flight == 4
+    for _ in range(3):
+        p.exit()
+    assert p.size == 1 and p.in_flight == 1  # no growing back while runs come and go
+    p.exit()
+    p._crowded_at -= 1.0  # as if the crowd had left a second ago
+    p.enter()
+    assert p.size == 4
+    p.exit()
+    assert blas.sizes == [4, 2, 1, 4]  # the library is called only on a change
 
 
-def test_make_callable_from_many_threads(net):
-    graph, x, k, z = net
-    with tm.Session(graph=graph) as sess:
-        fn = sess.make_callable(z, feed_list=[x, k])
-        results = _in_threads(lambda i: [fn([float(i)], float(r))[0] for r in range(RUNS)])
-    for i, got in enumerate(results):
-        assert got == [i + 10.0 * r for r in range(RUNS)]
+def test_steady_single_run_loop_calls_the_library_once():
+    p, blas = _policy(cores=2)
+    for _ in range(100):
+        p.enter()
+        p.exit()
+    assert blas.sizes == [2]
 
 
-def test_failures_in_one_thread_do_not_disturb_others(net):
-    graph, x, k, z = net
-    with tm.Session(graph=graph) as sess:
-
-        def work(i):
-            if i % 2:
-                with pytest.raises(tm.errors.InvalidArgumentError, match="must feed"):
-                    sess.run(z, {x: [1.0]})  # k missing
-                return "failed as expected"
-            return sess.run(z, {x: [0.0], k: 1.0}).tolist()
-
-        results = _in_threads(work)
-    assert results == [[10.0] if i % 2 == 0 else "failed as expected" for i in range(THREADS)]
+def test_other_processes_load_leaves_fewer_threads():
+    p, _ = _policy(cores=2, busy_elsewhere=1.6)
+    p.enter()
+    assert p.size == 1  # never below one
+    p.exit()
 
 
-def test_default_session_is_per_thread(net):
-    graph = net[0]
-    sess = tm.Session(graph=graph)
-    seen = []
-    with sess.as_default():
-        t = threading.Thread(target=lambda: seen.append(tm.get_default_session()))
-        t.start()
-        t.join()
-        assert tm.get_default_session() is sess
-    assert seen == [None]
-    sess.close()
+def test_intra_op_parallelism_threads_fixes_the_size():
+    p, _ = _policy(cores=8)
+    p.enter(fixed=3)
+    p.enter(fixed=3)
+    assert p.size == 3
+    p.exit()
+    p.exit()
 
 
-def test_concurrent_building_gives_unique_names():
+def test_sessions_run_from_threads_count_runs_and_stay_correct():
+    from tfmini.runtime import threads
+
     g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [64, 64])
+        y = tm.matmul(x, x)
+    a = np.random.default_rng(0).standard_normal((64, 64)).astype(np.float32)
+    want = a @ a
+    errors = []
+    with tm.Session(graph=g) as sess:
+        def work():
+            try:
+                for _ in range(20):
+                    np.testing.assert_allclose(sess.run(y, {x: a}), want, rtol=1e-5)
+            except BaseException as e:  # reported below
+                errors.append(e)
 
-    def build(i):
-        with g.as_default():
-            return [tm.constant(float(i), name="c").op.name for _ in range(RUNS)]
+        ts = [threading.Thread(target=work) for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    assert not errors
+    assert threads.POLICY.in_flight == 0
+    assert threads.POLICY.size >= 1
 
-    names = [n for chunk in _in_threads(build) for n in chunk]
-    assert len(names) == len(set(names)) == THREADS * RUNS
-    assert len(g.get_operations()) == THREADS * RUNS
-    assert sorted(op._id for op in g.get_operations()) == list(range(THREADS * RUNS))
 
+def test_a_failed_run_leaves_the_count_balanced():
+    from tfmini.runtime import threads
 
-def test_concurrent_name_scopes_stay_in_their_thread():
     g = tm.Graph()
-    inside = threading.Barrier(THREADS, timeout=30)
-
-    def build(i):
-        with g.as_default(), tm.name_scope(f"t{i}"):
-            inside.wait()  # every thread is inside its own name scope before any builds
-            return tm.constant(1.0).op.name
-
-    assert _in_threads(build) == [f"t{i}/Const" for i in range(THREADS)]
+    with g.as_default():
+        x = tm.placeholder(tm.int32, [])
+        y = tm.raw_ops.FloorDiv(x=x, y=tm.constant(0))
+    with tm.Session(graph=g) as sess:
+        try:
+            sess.run(y, {x: 1})
+        except tm.errors.OpError:
+            pass
+    assert threads.POLICY.in_flight == 0

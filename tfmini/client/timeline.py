@@ -12,15 +12,30 @@ Example::
 Each device is a process of the trace and each thread that ran ops a thread of it; each op
 is a complete event (``"ph": "X"``) named by its type, with the node name, its inputs and
 its outputs' shapes and sizes in ``args``.
+
+:func:`tracing` traces every run of a block of code without touching its ``Session.run``
+calls (``tfmini trace SCRIPT`` runs a whole script inside it)::
+
+    with tm.client.timeline.tracing("traces"):   # traces/run-00001.json, run-00002.json, ...
+        train()
+    with tm.client.timeline.tracing("all.json", merge=True):  # one file, runs one after another
+        train()
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import threading
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Timeline"]
+from tfmini.runtime import session as _session
+from tfmini.runtime.options import DeviceStepStats, StepStats
+
+__all__ = ["Timeline", "Tracer", "tracing"]
 
 _LABEL = re.compile(r"^(?P<name>.*) = (?P<op>[^(]*)\((?P<inputs>.*)\)$")
 
@@ -107,3 +122,87 @@ class Timeline:
         del show_memory, op_time
         return json.dumps({"traceEvents": self._events(show_dataflow)}, indent=None,
                           separators=(",", ":"))
+
+
+class Tracer:
+    """Collects the StepStats of traced runs and writes Chrome traces (see :func:`tracing`).
+
+    Args:
+        path: A directory (one ``run-NNNNN.json`` per run, written as each run ends) or,
+            with ``merge``, the one file written when tracing stops.
+        merge: One file for all runs, on one time axis (each device one process).
+        show_dataflow: Flow arrows from producers to consumers (per-run files only: in a
+            merged file the arrows would join runs).
+
+    Attributes:
+        runs: How many runs were traced.
+        files: The trace files written so far.
+    """
+
+    def __init__(self, path: str, merge: bool = False, show_dataflow: bool = True):
+        self.path = path
+        self.merge = merge
+        self.show_dataflow = show_dataflow
+        self.runs = 0
+        self.files: list[str] = []
+        self._lock = threading.Lock()
+        self._merged: dict[str, DeviceStepStats] = {}
+        if not merge:
+            os.makedirs(path, exist_ok=True)
+
+    def __call__(self, step_stats: Any) -> None:
+        """Takes one run's StepStats (called by the session after each run)."""
+        with self._lock:
+            self.runs += 1
+            if self.merge:
+                for dev in step_stats.dev_stats:
+                    merged = self._merged.get(dev.device)
+                    if merged is None:
+                        merged = self._merged[dev.device] = DeviceStepStats(device=dev.device)
+                    merged.node_stats.extend(dev.node_stats)
+                return
+            name = os.path.join(self.path, f"run-{self.runs:05d}.json")
+        trace = Timeline(step_stats).generate_chrome_trace_format(self.show_dataflow)
+        with open(name, "w") as f:
+            f.write(trace)
+        with self._lock:
+            self.files.append(name)
+
+    def close(self) -> None:
+        """Writes the merged file (``merge=True``); per-run files are already written."""
+        if not self.merge:
+            return
+        with self._lock:
+            stats = StepStats(dev_stats=list(self._merged.values()))
+        directory = os.path.dirname(self.path)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        with open(self.path, "w") as f:
+            f.write(Timeline(stats).generate_chrome_trace_format(show_dataflow=False))
+        self.files.append(self.path)
+
+
+@contextlib.contextmanager
+def tracing(path: str, merge: bool = False, show_dataflow: bool = True) -> Iterator[Tracer]:
+    """Traces every ``Session.run`` in the process while the block runs.
+
+    Each run inside records per-op timings as with ``RunOptions(trace_level=FULL_TRACE)``
+    (whatever options it passes) and becomes a Chrome trace: one file per run in the
+    directory ``path``, or with ``merge=True`` one file ``path`` written when the block ends.
+    Outside the block runs cost what they cost without it (one check of a global).
+
+    Args:
+        path: The directory of per-run files, or the merged file.
+        merge: Write one file for all runs.
+        show_dataflow: Flow arrows in per-run files.
+
+    Yields:
+        The :class:`Tracer` (``runs``, ``files``).
+    """
+    tracer = Tracer(path, merge=merge, show_dataflow=show_dataflow)
+    previous = _session.set_run_tracer(tracer)
+    try:
+        yield tracer
+    finally:
+        _session.set_run_tracer(previous)
+        tracer.close()

@@ -212,7 +212,9 @@ def _build(
         full = f"{scope.name_prefix}/{name}" if scope.name_prefix else name
         op_name = graph.unique_name(full)
     else:
-        op_name = scope.make_op_name(op_type)
+        # Internal ops (_Send, _Recv) default to a name without the underscore: node names
+        # may not start with one.
+        op_name = scope.make_op_name(op_type.lstrip("_") or op_type)
     inner = Scope(graph, op_name, scope.control_dependencies, scope.device,
                   device_stack=scope.device_stack, colocate_op=scope.colocate_op)
 

@@ -12,20 +12,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tfmini.distribute.ray_support import ensure_ray
+from tfmini.distribute.ray_support import NAMESPACE, actor_name, ensure_ray
+from tfmini.distribute.rendezvous import CONCURRENCY_GROUP
 from tfmini.distribute.task_server import TaskServer
 from tfmini.train.server_lib import ClusterSpec
 
-NAMESPACE = "tfmini"
 # Concurrent calls one task serves: blocked waits (takes, dequeues) hold a thread each.
 MAX_CONCURRENCY = 32
 
 _targets: dict[str, tuple[RayCluster, str, int]] = {}
 _targets_lock = threading.Lock()
-
-
-def actor_name(job: str, task: int) -> str:
-    return f"tfmini/{job}/{task}"
 
 
 class RayCluster:
@@ -57,8 +53,9 @@ class RayCluster:
         with self._lock:
             actor = self._actors.get((job, task))
             if actor is None:
-                remote_cls = self._ray.remote(num_cpus=0, max_concurrency=MAX_CONCURRENCY)(
-                    TaskServer)
+                remote_cls = self._ray.remote(
+                    num_cpus=0, max_concurrency=MAX_CONCURRENCY,
+                    concurrency_groups={CONCURRENCY_GROUP: 4})(TaskServer)
                 actor = remote_cls.options(name=actor_name(job, task), namespace=NAMESPACE,
                                            get_if_exists=True).remote(job, task)
                 self._actors[(job, task)] = actor

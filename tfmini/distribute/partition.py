@@ -1,13 +1,14 @@
-"""Splitting a run's ops by task into the stages a distributed session runs.
+"""Splitting a run's ops by task into one part per task, joined by _Send/_Recv pairs.
 
 Every op runs on the task its device names (``/job:<job>/task:<i>``, task 0 when only the job
 is named); an op without a job runs where its resource input lives (a read beside its
 variable, as TensorFlow's placer colocates resource ops) or else on the session's own task.
-The ops are ordered topologically, preferring the current task's ready ops so consecutive ops
-share a task; each maximal run of one task's ops is a stage, shipped as a graph_def in which
-the tensors other stages (or the client's feeds) produce are Placeholders (TensorFlow's _Recv)
-and the tensors later stages need are fetched (its _Send). Stages run one after another, so
-control edges between stages are met by that order and dropped from the parts.
+Each task's ops form one part, shipped as a graph_def, as TensorFlow's graph partitioner does
+(tensorflow/core/graph/graph_partition.cc): a tensor one task produces and another consumes
+becomes a ``_Send`` in the producer's part and a ``_Recv`` in the consumer's, a control edge
+across tasks a ``_Send`` of a token that the dependent op waits for, and the client's feeds are
+Placeholders of the parts that read them. All parts of a step then run at once, one call per
+task, the ``_Recv`` ops waiting for their values (tfmini/distribute/rendezvous.py).
 """
 
 from __future__ import annotations
@@ -17,22 +18,33 @@ import json
 from typing import Any
 
 from tfmini import errors
+from tfmini.core.builder import build_op
 from tfmini.core.devices import DeviceSpec
-from tfmini.core.dtypes import resource
+from tfmini.core.dtypes import int32, resource
 from tfmini.core.graph import Graph, Operation, Output
+from tfmini.core.scope import current_scope
 from tfmini.ops.array import placeholder
 
 RECV_PREFIX = "tm_recv"
+FEED_PREFIX = "tm_feed"
+# Every part's _Send/_Recv pairs carry this incarnation (one per partitioning is enough: the
+# step id in the rendezvous keeps runs apart).
+INCARNATION = 1
 
 
-class Stage:
-    """One task's consecutive ops of a run: what it receives, computes and sends."""
+def task_device(task: tuple[str, int]) -> str:
+    return f"/job:{task[0]}/replica:0/task:{task[1]}/device:CPU:0"
+
+
+class Part:
+    """One task's ops of a run: what it is fed, computes, fetches and sends."""
 
     def __init__(self, task: tuple[str, int]):
         self.task = task
         self.ops: list[Operation] = []
-        self.recvs: list[Output] = []   # fed into the part (from other stages or the client)
-        self.sends: list[Output] = []   # fetched from the part (needed later or by the client)
+        self.feeds: list[Output] = []     # client feeds this part reads
+        self.fetches: list[Output] = []   # client fetches this part produces
+        self.targets: list[str] = []      # op names to run (targets, _Send ops)
         self.graph_def: dict = {}
         self.key = ""
 
@@ -51,8 +63,8 @@ def _task_of_device(op: Operation, cluster_spec: Any) -> tuple[str, int] | None:
 
 
 def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
-              cluster_spec: Any, default_task: tuple[str, int]) -> list[Stage]:
-    """The stages that compute ``outputs`` and run ``targets`` from ``feeds``."""
+              cluster_spec: Any, default_task: tuple[str, int]) -> list[Part]:
+    """The per-task parts that compute ``outputs`` and run ``targets`` from ``feeds``."""
     fed = set(feeds)
     needed: dict[Operation, None] = {}
     stack = [o.op for o in outputs if o not in fed] + list(targets)
@@ -67,7 +79,7 @@ def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
     def deps(op: Operation) -> list[Operation]:
         return [i.op for i in op.inputs if i not in fed] + list(op.control_inputs)
 
-    # Topological order (Kahn), ops of the current task first.
+    # Topological order (Kahn), so an op's resource input is placed before the op.
     indegree = {op: 0 for op in needed}
     users: dict[Operation, list[Operation]] = {op: [] for op in needed}
     for op in needed:
@@ -77,15 +89,10 @@ def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
     task_of: dict[Operation, tuple[str, int]] = {}
     ready = sorted((op for op, n in indegree.items() if n == 0), key=lambda o: o._id)
     order: list[Operation] = []
-    current = None
     while ready:
-        for op in ready:
-            if op not in task_of:
-                task_of[op] = _place(op, cluster_spec, default_task, task_of, fed)
-        pick = next((op for op in ready if task_of[op] == current), ready[0])
-        ready.remove(pick)
+        pick = ready.pop(0)
+        task_of[pick] = _place(pick, cluster_spec, default_task, task_of, fed)
         order.append(pick)
-        current = task_of[pick]
         for u in users[pick]:
             indegree[u] -= 1
             if indegree[u] == 0:
@@ -94,33 +101,33 @@ def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
     if len(order) != len(needed):
         raise errors.InvalidArgumentError(None, None, "The graph of this run has a cycle")
 
-    stages: list[Stage] = []
-    stage_of: dict[Operation, Stage] = {}
+    parts: dict[tuple[str, int], Part] = {}
     for op in order:
-        if not stages or stages[-1].task != task_of[op]:
-            stages.append(Stage(task_of[op]))
-        stages[-1].ops.append(op)
-        stage_of[op] = stages[-1]
-    wanted = set(outputs)
-    for stage in stages:
-        ins = [i for op in stage.ops for i in op.inputs if i in fed or stage_of[i.op] is not stage]
-        stage.recvs = list(dict.fromkeys(ins))
-    for stage in stages:
-        later = {i for s in stages if s is not stage for i in s.recvs if i.op in stage.ops}
-        mine = [o for op in stage.ops for o in op.outputs if o in later or o in wanted]
-        stage.sends = mine
-    for stage in stages:
-        for r in stage.recvs:
-            if r.dtype == resource and r not in fed and stage_of[r.op].task != stage.task:
-                raise errors.InvalidArgumentError(
-                    None, None,
-                    f"{r.name} is a resource handle of /job:{stage_of[r.op].task[0]}/task:"
-                    f"{stage_of[r.op].task[1]} used by an op placed on /job:{stage.task[0]}/"
-                    f"task:{stage.task[1]}; place the op with its resource")
-        stage.graph_def = _part_graph_def(stage, stage_of)
-        text = json.dumps(stage.graph_def, sort_keys=True, default=str)
-        stage.key = hashlib.sha1(text.encode()).hexdigest()
-    return stages
+        parts.setdefault(task_of[op], Part(task_of[op])).ops.append(op)
+    wanted = list(dict.fromkeys(outputs))
+    for o in wanted:
+        if o not in fed:
+            parts[task_of[o.op]].fetches.append(o)
+    target_set = set(targets)
+    for part in parts.values():
+        part.targets = [op.name for op in part.ops if op in target_set]
+        for op in part.ops:
+            for i in op.inputs:
+                if i in fed:
+                    part.feeds.append(i)
+                elif i.dtype == resource and task_of[i.op] != part.task:
+                    raise errors.InvalidArgumentError(
+                        None, None,
+                        f"{i.name} is a resource handle of /job:{task_of[i.op][0]}/task:"
+                        f"{task_of[i.op][1]} used by {op.type} '{op.name}' placed on "
+                        f"/job:{part.task[0]}/task:{part.task[1]}; place the op with its "
+                        "resource")
+        part.feeds = list(dict.fromkeys(part.feeds))
+    for part in parts.values():
+        part.graph_def = _part_graph_def(part, task_of, fed, parts)
+        text = json.dumps(part.graph_def, sort_keys=True, default=str)
+        part.key = hashlib.sha1(text.encode()).hexdigest()
+    return list(parts.values())
 
 
 def _place(op: Operation, cluster_spec: Any, default_task: tuple[str, int],
@@ -134,38 +141,113 @@ def _place(op: Operation, cluster_spec: Any, default_task: tuple[str, int],
     return default_task
 
 
-def recv_name(t: Output) -> str:
-    return f"{RECV_PREFIX}/{t.op.name}/{t.value_index}"
+def feed_name(t: Output) -> str:
+    """The Placeholder a part reads the client's feed of ``t`` from."""
+    return f"{FEED_PREFIX}/{t.op.name}/{t.value_index}"
 
 
-def _part_graph_def(stage: Stage, stage_of: dict) -> dict:
-    graph = stage.ops[0].graph
+def _tensor_key(t: Output) -> str:
+    return f"{t.op.name}:{t.value_index}"
+
+
+def _short(task: tuple[str, int]) -> str:
+    return f"{task[0]}_{task[1]}"
+
+
+def _part_graph_def(part: Part, task_of: dict, fed: set, parts: dict) -> dict:
+    """``part``'s graph_def: its ops, Placeholders for its feeds, _Recv for tensors and
+    control edges from other tasks, and _Send for what other tasks need from it."""
+    graph = part.ops[0].graph
     full = graph.as_graph_def()
     nodes = {n["name"]: n for n in full["node"]}
-    recv_of = {f"{t.op.name}:{t.value_index}": t for t in stage.recvs}
-    recv_of.update({t.op.name: t for t in stage.recvs if t.value_index == 0})
-    out_nodes = []
-    if stage.recvs:
-        scratch = Graph()
-        with scratch.as_default():
-            for t in stage.recvs:
-                placeholder(t.dtype, t.shape, name=recv_name(t))
-        for node in scratch.as_graph_def()["node"]:
-            node.pop("defined_at", None)
-            out_nodes.append(node)
-    members = {op.name for op in stage.ops}
-    for op in stage.ops:
+    me = task_device(part.task)
+    members = set(part.ops)
+    scratch = Graph()
+    renamed: dict[str, str] = {}      # input string in the full graph -> in the part
+    ctrl_recv: dict[str, str] = {}    # producer op name -> token _Recv in this part
+    sends: list[str] = []
+    with scratch.as_default():
+        for t in part.feeds:
+            p = placeholder(t.dtype.base_dtype, t.shape, name=feed_name(t))
+            renamed[_tensor_key(t)] = p.op.name
+            if t.value_index == 0:
+                renamed[t.op.name] = p.op.name
+        for op in part.ops:
+            for i in op.inputs:
+                if i in fed or task_of[i.op] == part.task or _tensor_key(i) in renamed:
+                    continue
+                src = task_device(task_of[i.op])
+                r = _recv(i.dtype.base_dtype, _tensor_key(i), src, me,
+                          f"{RECV_PREFIX}/{i.op.name}/{i.value_index}")
+                renamed[_tensor_key(i)] = r
+                if i.value_index == 0:
+                    renamed[i.op.name] = r
+            for c in op.control_inputs:
+                if task_of[c] != part.task and c.name not in ctrl_recv:
+                    ctrl_recv[c.name] = _recv(int32, f"^{c.name}", task_device(task_of[c]),
+                                              me, f"{RECV_PREFIX}/ctrl/{c.name}")
+        # What other parts receive from this one.
+        for other in parts.values():
+            if other is part:
+                continue
+            dst = task_device(other.task)
+            seen: set[str] = set()
+            for op in other.ops:
+                for i in op.inputs:
+                    k = _tensor_key(i)
+                    if i in fed or task_of[i.op] != part.task or k in seen:
+                        continue
+                    seen.add(k)
+                    sends.append(("data", i, dst, other.task))
+                for c in op.control_inputs:
+                    if task_of[c] == part.task and "^" + c.name not in seen:
+                        seen.add("^" + c.name)
+                        sends.append(("ctrl", c, dst, other.task))
+    out_nodes = [_clean(n) for n in scratch.as_graph_def()["node"]]
+    for op in part.ops:
         node = dict(nodes[op.name])
         inputs = []
         for name in node.get("input", []):
             if name.startswith("^"):
-                if name[1:] in members:
-                    inputs.append(name)
-                continue  # met by the order of the stages
-            t = recv_of.get(name)
-            inputs.append(recv_name(t) if t is not None else name)
+                inputs.append("^" + ctrl_recv.get(name[1:], name[1:]))
+                continue
+            inputs.append(renamed.get(name, name))
         node["input"] = inputs
-        node.pop("defined_at", None)
-        out_nodes.append(node)
+        out_nodes.append(_clean(node))
+    for kind, src, dst, dst_task in sends:
+        base = f"tm_send/{_short(dst_task)}/"
+        if kind == "data":
+            tname = _tensor_key(src)
+            name = base + f"{src.op.name}/{src.value_index}"
+            value_in = src.op.name if src.value_index == 0 else tname
+            dtype = src.dtype.base_dtype.name
+        else:
+            tname = "^" + src.name
+            name = base + f"ctrl/{src.name}"
+            token = {"name": name + "/token", "op": "Const", "input": ["^" + src.name],
+                     "device": "", "attr": {"dtype": {"type": "int32"}, "value": {"tensor": {
+                         "dtype": "int32", "shape": [], "values": [0]}}}}
+            out_nodes.append(token)
+            value_in = token["name"]
+            dtype = "int32"
+        out_nodes.append({"name": name, "op": "_Send", "input": [value_in], "device": "",
+                          "attr": {"T": {"type": dtype}, "tensor_name": tname,
+                                   "send_device": me, "send_device_incarnation": INCARNATION,
+                                   "recv_device": dst, "client_terminated": False}})
+        part.targets.append(name)
+    del members
     return {"versions": full.get("versions", {}), "node": out_nodes,
             "library": full.get("library", {})}
+
+
+def _recv(dtype: Any, tensor_name: str, send_device: str, recv_device: str, name: str) -> str:
+    op = build_op(current_scope(), "_Recv", [], {
+        "tensor_type": dtype, "tensor_name": tensor_name, "send_device": send_device,
+        "send_device_incarnation": INCARNATION, "recv_device": recv_device}, name=name)
+    return op.name
+
+
+def _clean(node: dict) -> dict:
+    node = dict(node)
+    node.pop("defined_at", None)
+    return node

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+# Ray namespace of the task actors, each named actor_name(job, task).
+NAMESPACE = "tfmini"
+
 INSTALL_HINT = ("tfmini's distributed runtime runs on Ray, which is not installed: "
                 "pip install 'tfmini[dist]' (Ray 2.60: a ~79 MB wheel, ~250 MB installed)")
 
@@ -35,3 +38,8 @@ def ensure_ray(address: str | None = None) -> Any:
     else:
         ray.init(address=address, log_to_driver=False, configure_logging=False)
     return ray
+
+
+def actor_name(job: str, task: int) -> str:
+    """The Ray actor name of ``/job:<job>/task:<task>`` (in :data:`NAMESPACE`)."""
+    return f"tfmini/{job}/{task}"

@@ -1,13 +1,16 @@
 """The session behind ``tm.Session("grpc://...")``: runs a graph's parts on cluster tasks.
 
-A run is partitioned by task (:mod:`tfmini.distribute.partition`) into stages; each stage is
-one call to its task's actor carrying every tensor it receives and returning every tensor it
-sends. Blocking ops wait in the actor with the run's remaining deadline; ``close()`` cancels
-this session's waits on every task. Fetching, feeding and errors behave as the local Session.
+A run is partitioned by task (:mod:`tfmini.distribute.partition`) into one part per task,
+joined by _Send/_Recv pairs. A step is one call per task carrying all of that task's feeds,
+dispatched to every task at once; the client then waits for all of them with the run's
+deadline. When a part fails, the step is aborted on every task (their waiting _Recv ops end)
+and the first error is raised with its own class. ``close()`` cancels this session's waits on
+every task. Fetching, feeding and errors behave as the local Session.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import uuid
@@ -17,7 +20,8 @@ import numpy as np
 
 from tfmini import errors
 from tfmini.distribute.cluster import resolve_target
-from tfmini.distribute.partition import partition, recv_name
+from tfmini.distribute.partition import feed_name, partition
+from tfmini.distribute.rendezvous import CONCURRENCY_GROUP
 from tfmini.runtime.session import Session, register_session_target
 
 # Slack for the remote call beyond the run's own deadline before the client gives up.
@@ -25,9 +29,10 @@ CALL_SLACK_S = 5.0
 
 
 class _DistPlan:
-    def __init__(self, outputs, stages):
+    def __init__(self, outputs, feeds, parts):
         self.outputs = outputs
-        self.stages = stages
+        self.feeds = feeds
+        self.parts = parts
         self.sent: set[tuple[tuple[str, int], str]] = set()  # parts a task already holds
 
 
@@ -46,6 +51,7 @@ class DistributedSession(Session):
         self._dist_plans: dict[tuple, _DistPlan] = {}
         self._dist_lock = threading.Lock()
         self._tasks_used: set[tuple[str, int]] = set()
+        self._steps = itertools.count()
 
     @property
     def sess_str(self) -> str:
@@ -56,42 +62,62 @@ class DistributedSession(Session):
         with self._dist_lock:
             plan = self._dist_plans.get(key)
             if plan is None:
-                stages = partition(list(outputs), feeds, list(targets),
-                                   self._cluster.cluster_spec, self._default_task)
-                plan = self._dist_plans[key] = _DistPlan(list(outputs), stages)
+                parts = partition(list(outputs), feeds, list(targets),
+                                  self._cluster.cluster_spec, self._default_task)
+                plan = self._dist_plans[key] = _DistPlan(list(outputs), feeds, parts)
             return plan
 
     def _execute(self, plan: _DistPlan, feed_values: list, options: Any,
                  run_metadata: Any) -> list:
         del run_metadata
         ray = self._cluster._ray
-        values: dict = {}
-        key = next(k for k, p in self._dist_plans.items() if p is plan)
-        for t, v in zip(key[1], feed_values):
-            values[t] = v
+        values: dict = dict(zip(plan.feeds, feed_values))
         timeout_ms = getattr(options, "timeout_in_ms", 0) or getattr(
             self._config, "operation_timeout_in_ms", 0) or 0
         deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms > 0 else None
-        for stage in plan.stages:
-            if self._closed:
-                raise errors.CancelledError(None, None, "Session was closed during the run")
-            actor = self._cluster.actor(*stage.task)
-            send_def = (stage.task, stage.key) not in plan.sent
-            feeds = {recv_name(t) + ":0": values[t] for t in stage.recvs}
-            remaining = 0
-            if deadline is not None:
-                remaining = max(1, int((deadline - time.monotonic()) * 1000))
-            self._tasks_used.add(stage.task)
+        if self._closed:
+            raise errors.CancelledError(None, None, "Session was closed during the run")
+        step_id = f"{self._client}:{next(self._steps)}"
+        refs: dict[Any, Any] = {}
+        for part in plan.parts:
+            actor = self._cluster.actor(*part.task)
+            send_def = (part.task, part.key) not in plan.sent
+            feeds = {feed_name(t) + ":0": values[t] for t in part.feeds}
+            self._tasks_used.add(part.task)
             ref = actor.run_part.remote(
-                self._client, stage.key, stage.graph_def if send_def else None, feeds,
-                [t.name for t in stage.sends], [op.name for op in stage.ops], remaining)
-            wait = None if deadline is None else remaining / 1000 + CALL_SLACK_S
-            out = _get(ray, ref, wait, stage.task)
-            plan.sent.add((stage.task, stage.key))
-            for t, v in zip(stage.sends, out):
+                self._client, part.key, part.graph_def if send_def else None, feeds,
+                [t.name for t in part.fetches], part.targets, timeout_ms, step_id)
+            refs[ref] = part
+        pending = list(refs)
+        while pending:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, pending = ray.wait(pending, num_returns=1,
+                                      timeout=None if wait is None else wait + CALL_SLACK_S)
+            if not ready:
+                late = ", ".join(f"/job:{refs[r].task[0]}/task:{refs[r].task[1]}"
+                                 for r in pending)
+                self._abort(plan, step_id, f"{late} did not answer in time")
+                raise errors.DeadlineExceededError(
+                    None, None, f"{late} did not answer in time")
+            part = refs[ready[0]]
+            try:
+                out = _get(ray, ready[0], 0, part.task)
+            except Exception as e:
+                self._abort(plan, step_id, f"/job:{part.task[0]}/task:{part.task[1]}: {e}")
+                raise
+            plan.sent.add((part.task, part.key))
+            for t, v in zip(part.fetches, out):
                 values[t] = v
         return [np.asarray(values[o]) if not isinstance(values[o], np.generic) else values[o]
                 for o in plan.outputs]
+
+    def _abort(self, plan: _DistPlan, step_id: str, reason: str) -> None:
+        for part in plan.parts:
+            try:
+                self._cluster.actor(*part.task).abort_step.options(
+                    concurrency_group=CONCURRENCY_GROUP).remote(step_id, reason)
+            except Exception:  # a task that is gone has no waits to end
+                pass
 
     def close(self) -> None:
         if self._closed:

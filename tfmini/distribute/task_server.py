@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
+
+from attrs import define
 
 from tfmini import errors
 from tfmini.core.graph import Graph
 from tfmini.core.serialize import import_graph_def
+from tfmini.distribute.rendezvous import TaskRendezvous
 from tfmini.runtime.options import RunOptions
 from tfmini.runtime.session import Device, Session
+
+
+@define
+class _PartRunOptions(RunOptions):
+    """RunOptions of one part's run: its step's rendezvous for the _Send/_Recv kernels."""
+
+    rendezvous: Any = None
 
 
 class _PartSession(Session):
@@ -42,6 +53,8 @@ class TaskServer:
         self.device.resource_manager.device = f"/job:{job}/replica:0/task:{task}/device:CPU:0"
         self._parts: dict[tuple, tuple[Graph, _PartSession]] = {}
         self._lock = threading.Lock()
+        self.rendezvous = TaskRendezvous(job, task)
+        self.part_calls = 0  # run_part calls served (the benchmark and tests count them)
 
     def ping(self) -> tuple[str, int]:
         return self.job, self.task
@@ -51,13 +64,17 @@ class TaskServer:
         return os.getpid()
 
     def run_part(self, client: str, key: str, graph_def: dict | None, feeds: dict,
-                 fetches: list[str], targets: list[str], timeout_ms: int) -> list:
-        """Runs one part for client session ``client``; returns the fetched values.
+                 fetches: list[str], targets: list[str], timeout_ms: int,
+                 step_id: str = "") -> list:
+        """Runs one part of step ``step_id`` for client session ``client``; returns the
+        fetched values.
 
-        ``graph_def`` is sent the first time a key is used (None afterwards). Errors come
-        back as tm.errors (they pickle), so the client raises the kernel's own class.
+        ``graph_def`` is sent the first time a key is used (None afterwards). The part's
+        _Send/_Recv ops exchange tensors with the other tasks' parts of the same step. Errors
+        come back as tm.errors (they pickle), so the client raises the kernel's own class.
         """
         with self._lock:
+            self.part_calls += 1
             entry = self._parts.get((client, key))
             if entry is None:
                 if graph_def is None:
@@ -68,12 +85,29 @@ class TaskServer:
                     import_graph_def(graph_def, name="")
                 entry = self._parts[(client, key)] = (graph, _PartSession(graph, self.device))
         graph, sess = entry
-        options = RunOptions(timeout_in_ms=timeout_ms) if timeout_ms > 0 else None
+        options = _PartRunOptions(timeout_in_ms=max(timeout_ms, 0),
+                                  rendezvous=self.rendezvous.step(step_id))
         fetch_elems = [graph.as_graph_element(n) for n in fetches]
         target_ops = [graph.get_operation_by_name(n) for n in targets]
         feed_dict = {graph.as_graph_element(n): v for n, v in feeds.items()}
         values = sess.run([fetch_elems, target_ops], feed_dict=feed_dict, options=options)
         return values[0]
+
+    def deliver(self, step_id: str, key: str, value: Any) -> None:
+        """Receives a value another task's _Send pushed for step ``step_id``."""
+        self.rendezvous.table.put(step_id, key, value)
+
+    def abort_step(self, step_id: str, reason: str) -> None:
+        """Fails step ``step_id``'s waiting _Recv ops here (another part failed)."""
+        self.rendezvous.table.abort(step_id, reason)
+
+    def calls(self) -> int:
+        """How many parts this task has been asked to run."""
+        return self.part_calls
+
+    def pending_values(self) -> int:
+        """Values sent here and not (yet) received: 0 once every step is over."""
+        return self.rendezvous.table.pending()
 
     def cancel(self, client: str) -> None:
         """Cancels the blocked runs of client session ``client`` and drops its parts."""

@@ -18,6 +18,7 @@ from tfmini.core import registry
 from tfmini.core.devices import device_type_of
 from tfmini.core.function import FuncGraph
 from tfmini.core.graph import Operation, Output
+from tfmini.runtime.graph_rewrite import Passes, Rewriter, prune
 from tfmini.runtime.steps import Step, bind_kernel, input_groups
 
 
@@ -53,9 +54,14 @@ class Schedule:
 
 
 def analyze(
-    fetches: Sequence[Output], feeds: Sequence[Output], targets: Sequence[Operation]
+    fetches: Sequence[Output], feeds: Sequence[Output], targets: Sequence[Operation],
+    optimize: Passes | None = None,
 ) -> Schedule:
     """Prunes, orders and binds the ops that ``fetches`` and ``targets`` need given ``feeds``.
+
+    With ``optimize`` (the ``graph_rewrite.Passes`` to run), the plan-time rewrites
+    (common subexpressions, arithmetic identities, constant folding, then dead steps) shape
+    what is bound.
 
     Raises:
         tm.errors.InvalidArgumentError: the needed ops hold a cycle, or an op has no kernel
@@ -64,7 +70,12 @@ def analyze(
     schedule = Schedule(list(fetches), list(feeds), list(targets))
     feed_set = set(schedule.feeds)
     order = _toposort(_needed_ops(schedule, feed_set), feed_set)
-    _bind_steps(schedule, order, feed_set)
+    rewriter = None
+    if optimize is not None and optimize.any:
+        rewriter = Rewriter(schedule.fetches, feed_set, schedule.targets, optimize)
+    _bind_steps(schedule, order, feed_set, rewriter)
+    if rewriter is not None and rewriter.changed:
+        schedule.steps = prune(schedule.steps, schedule.fetches, schedule.targets)
     for si, step in enumerate(schedule.steps):
         for s in step.inputs:
             for slot in s if isinstance(s, list) else (s,):
@@ -203,7 +214,8 @@ def _device_index(schedule: Schedule, device: str) -> int:
     return schedule.devices.index(key)
 
 
-def _bind_steps(schedule: Schedule, order: list[Operation], feed_set: set[Output]) -> None:
+def _bind_steps(schedule: Schedule, order: list[Operation], feed_set: set[Output],
+                rewriter: Rewriter | None = None) -> None:
     slot_of: dict[Output, int] = {f: i for i, f in enumerate(schedule.feeds)}
     nslots = len(schedule.feeds)
     needed_outputs: set[Output] = set(schedule.fetches)
@@ -211,6 +223,13 @@ def _bind_steps(schedule: Schedule, order: list[Operation], feed_set: set[Output
         needed_outputs.update(op.inputs)
     blocking_memo: dict[FuncGraph, bool] = {}
     for op in order:
+        if rewriter is not None:
+            aliases = rewriter.alias(op, slot_of, needed_outputs)
+            if aliases is not None:  # its values are already in these slots: no step
+                for o, slot in zip(op.outputs, aliases):
+                    if slot >= 0:
+                        slot_of[o] = slot
+                continue
         op_def = registry.behaviour_of(op)  # kernels: looked up live (core/registry.py)
         kernel = op_def.kernel_for(device_type_of(op.device))
         if kernel is None:
@@ -234,8 +253,13 @@ def _bind_steps(schedule: Schedule, order: list[Operation], feed_set: set[Output
         index = _device_index(schedule, op.device)
         blocking = _may_block(op, blocking_memo)
         schedule.has_blocking |= blocking
-        schedule.steps.append(Step(op, bind_kernel(op, kernel), kernel.takes_ctx, inputs,
-                                   outputs, index, schedule.devices[index][0], blocking))
+        if rewriter is not None:
+            inputs = rewriter.rewire(op, inputs, slot_of)
+        step = Step(op, bind_kernel(op, kernel), kernel.takes_ctx, inputs, outputs, index,
+                    schedule.devices[index][0], blocking)
+        if rewriter is not None:
+            step = rewriter.fold(op, step) or step
+        schedule.steps.append(step)
     schedule.num_slots = nslots
     schedule.fetch_slots = [slot_of[o] for o in schedule.fetches]
 

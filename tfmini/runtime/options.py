@@ -72,13 +72,56 @@ class GPUOptions:
 
 
 @define
+class OptimizerOptions:
+    """``tf.compat.v1.OptimizerOptions``: the classic graph optimizer's switches.
+
+    ``opt_level`` ``L0`` (-1) turns the plan-time rewrites off; ``L1`` (0, the default)
+    leaves them to the two flags.
+    """
+
+    L1 = 0
+    L0 = -1
+    do_common_subexpression_elimination: bool = True
+    do_constant_folding: bool = True
+    opt_level: int = 0
+
+
+@define
+class RewriterConfig:
+    """``tensorflow.RewriterConfig`` (Grappler): ``disable_meta_optimizer`` turns every
+    rewrite off; ``constant_folding`` and ``arithmetic_optimization`` take the Toggle values
+    ``DEFAULT`` (0), ``ON`` (1), ``OFF`` (2)."""
+
+    DEFAULT = 0
+    ON = 1
+    OFF = 2
+    disable_meta_optimizer: bool = False
+    constant_folding: int = 0
+    arithmetic_optimization: int = 0
+    common_subgraph_elimination: int = 0
+
+
+@define
+class GraphOptions:
+    """``tf.compat.v1.GraphOptions``: where the graph optimizer's switches live."""
+
+    optimizer_options: OptimizerOptions = field(factory=OptimizerOptions)
+    rewrite_options: RewriterConfig = field(factory=RewriterConfig)
+
+
+@define
 class ConfigProto:
     """Session configuration (``tf.compat.v1.ConfigProto``).
 
     ``operation_timeout_in_ms`` is the default deadline of blocking steps
     (0 = wait forever). ``plan_cache_size`` (a tfmini field, not TensorFlow's) bounds how
     many run signatures keep their compiled plan (0 = the default, 1024; see
-    ``Session``). The threading fields are accepted for compatibility.
+    ``Session``). ``intra_op_parallelism_threads`` (when positive) fixes the number of
+    BLAS threads per product (``runtime/threads.py``); ``inter_op_parallelism_threads`` is
+    accepted for compatibility. ``graph_options`` switches the plan-time rewrites
+    (``runtime/graph_rewrite.py``) as TensorFlow's do: ``graph_options.rewrite_options
+    .disable_meta_optimizer = True`` or ``graph_options.optimizer_options.opt_level =
+    OptimizerOptions.L0`` turns them all off.
     """
 
     operation_timeout_in_ms: int = 0
@@ -88,4 +131,5 @@ class ConfigProto:
     log_device_placement: bool = False
     device_count: dict = field(factory=dict)
     gpu_options: GPUOptions = field(factory=GPUOptions)
+    graph_options: GraphOptions = field(factory=GraphOptions)
     plan_cache_size: int = 0

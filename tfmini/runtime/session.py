@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 
 from tfmini import errors
@@ -24,7 +25,9 @@ from tfmini.core import context
 from tfmini.core.graph import Graph, Operation, Output
 from tfmini.core.scope import get_default_graph
 from tfmini.runtime.fetch import FetchMapper, resolve_fetch
+from tfmini.runtime.graph_rewrite import rewrite_passes
 from tfmini.runtime.kernel_context import KernelContext, RunState
+from tfmini.runtime.memory import keep_memory_warm
 from tfmini.runtime.options import (
     ConfigProto,
     DeviceStepStats,
@@ -34,6 +37,7 @@ from tfmini.runtime.options import (
 )
 from tfmini.runtime.plan import Plan
 from tfmini.runtime.resources import ResourceManager
+from tfmini.runtime.threads import POLICY as BLAS_POLICY
 
 CLOSE_WAIT_SECONDS = 10.0
 
@@ -45,6 +49,30 @@ DEFAULT_PLAN_CACHE_SIZE = 1024
 # The runs each thread is executing right now (innermost last), so that close() called from
 # inside a kernel knows not to wait for the run that called it.
 _running = threading.local()
+
+# The process-wide run tracer (set_run_tracer): None, the usual case, costs each run one
+# global lookup.
+_run_tracer: Callable[[Any], None] | None = None
+
+
+def set_run_tracer(tracer: Callable[[Any], None] | None) -> Callable[[Any], None] | None:
+    """Traces every ``Session.run`` (and ``make_callable`` call) of the process.
+
+    While a tracer is set, every run records per-op timings as if it had been given
+    ``RunOptions(trace_level=FULL_TRACE)``, and after each successful run the tracer is
+    called with that run's ``StepStats`` (from whichever thread ran it). A run that also
+    asked for a trace itself still gets its ``run_metadata`` filled. Used by
+    ``tm.client.timeline.tracing()`` and ``tfmini trace``.
+
+    Args:
+        tracer: Called with each run's ``StepStats``; None turns tracing off.
+
+    Returns:
+        The tracer that was set before (to restore it afterwards).
+    """
+    global _run_tracer
+    previous, _run_tracer = _run_tracer, tracer
+    return previous
 
 
 class Device:
@@ -244,6 +272,8 @@ class Session:
         if not isinstance(self._graph, Graph):
             raise TypeError(f"graph must be a tm.Graph, got {type(self._graph).__name__}")
         self._config = config if config is not None else ConfigProto()
+        keep_memory_warm()  # once per process: freed outputs stay paged in (runtime/memory.py)
+        self._rewrites = rewrite_passes(self._config)
         self._devices: dict[str, Device] = {"CPU": Device("CPU")}
         self._devices_lock = threading.Lock()
         if plan_cache_size is None:
@@ -413,7 +443,8 @@ class Session:
             plan = plans.get(key)
             if plan is None:
                 pinned = self._pinned.get(key)
-                plan = pinned[0] if pinned is not None else Plan(outputs, feeds, targets)
+                plan = pinned[0] if pinned is not None else Plan(outputs, feeds, targets,
+                                                                     self._rewrites)
                 plans[key] = plan
                 while len(plans) > self._plan_cache_size:
                     # Dropping the plan frees its code and linecache entry (codegen).
@@ -494,7 +525,9 @@ class Session:
         return ctxs
 
     def _execute(self, plan: Plan, feed_values: list, options: RunOptions | None,
-                 run_metadata: RunMetadata | None) -> tuple:
+                 run_metadata: RunMetadata | None, _traced: bool = False) -> tuple:
+        if _run_tracer is not None and not _traced:
+            return self._execute_traced(plan, feed_values, options, run_metadata)
         run = RunState(self, options, self._deadline(options))
         # Register, then look at `closed`: close() sets `closed`, then waits for the set to
         # drain, so either this run sees the close or the close sees this run.
@@ -504,6 +537,8 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         ctxs = self._contexts(plan, run)
         tracing = options is not None and options.trace_level > 0 and run_metadata is not None
+        # BLAS threads shrink while several runs are in flight (runtime/threads.py).
+        BLAS_POLICY.enter(self._config.intra_op_parallelism_threads)
         stack = getattr(_running, "runs", None)
         if stack is None:
             stack = _running.runs = []
@@ -532,8 +567,23 @@ class Session:
                 ) from e
             raise
         finally:
+            BLAS_POLICY.exit()
             stack.pop()
             self._inflight.discard(run)
+        return values
+
+    def _execute_traced(self, plan: Plan, feed_values: list, options: RunOptions | None,
+                        run_metadata: RunMetadata | None) -> tuple:
+        """A run while a tracer is set: FULL_TRACE, then the tracer gets the StepStats."""
+        tracer = _run_tracer
+        traced_options = (RunOptions(trace_level=RunOptions.FULL_TRACE) if options is None
+                          else attrs.evolve(options, trace_level=RunOptions.FULL_TRACE))
+        traced = RunMetadata()
+        values = self._execute(plan, feed_values, traced_options, traced, _traced=True)
+        if options is not None and options.trace_level > 0 and run_metadata is not None:
+            run_metadata.step_stats.dev_stats.extend(traced.step_stats.dev_stats)
+        if tracer is not None:  # (set_run_tracer(None) from another thread meanwhile)
+            tracer(traced.step_stats)  # after the run: a failing tracer undoes nothing
         return values
 
     @staticmethod

@@ -137,6 +137,15 @@ def _output_is_ref(output: Output) -> bool:
     return False
 
 
+def reads_reference(op: Operation) -> bool:
+    """Whether ``op`` reads a variable's reference: its value then depends on when it runs."""
+    if any(arg.is_ref for arg in op.op_def.inputs):
+        return True
+    # Only an op with a reference output argument can hand one over: checked first, cheaply.
+    return any(any(a.is_ref for a in i.op.op_def.outputs) and _output_is_ref(i)
+               for i in op.inputs)
+
+
 def _deref_positions(op: Operation) -> list[tuple[int, list[int] | None]]:
     """Input arguments that are not references but receive a reference output: TensorFlow
     hands such an input the variable's current value, so the kernel gets ``_tm_deref()``."""

@@ -517,8 +517,10 @@ class Optimizer:
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            v = Variable(initial_value, name=name, trainable=False,
-                         use_resource=not is_ref_variable(colocate_with))
+            # Beside colocate_with (the first variable), as TF's default strategy places it.
+            with _colocated(colocate_with):
+                v = Variable(initial_value, name=name, trainable=False,
+                             use_resource=not is_ref_variable(colocate_with))
             self._non_slot_dict[key] = v
         return v
 
@@ -576,3 +578,7 @@ class Optimizer:
 
 
 __all__ = ["Optimizer"]
+
+
+# The parameter of _create_non_slot_variable shadows the context manager of that name.
+_colocated = colocate_with

@@ -17,7 +17,7 @@ from attrs import evolve
 
 from tfmini.core.dtypes import DType
 from tfmini.core.graph import Operation
-from tfmini.core.scope import scope_context
+from tfmini.core.scope import colocate_with, scope_context
 from tfmini.ops.array import constant, fill, zeros
 from tfmini.ops.array import shape as shape_of
 from tfmini.ops.math import cast
@@ -33,15 +33,24 @@ def is_ref_variable(v: Any) -> bool:
 
 
 def _slot_var(primary: Any, initial_value: Any, name: str, dtype: DType | None,
-              validate_shape: bool) -> Variable:
+              validate_shape: bool, colocate: bool = True) -> Variable:
     vs_name = get_variable_scope().name
     full = f"{primary.op.name}/{name}"
     full = f"{vs_name}/{full}" if vs_name else full
     # Named from the variable scope, never the name scope, as get_variable names.
     with scope_context(evolve(init_scope(), name_prefix="")):
-        return Variable(initial_value=initial_value, name=full, trainable=False, dtype=dtype,
-                        validate_shape=validate_shape,
-                        use_resource=not is_ref_variable(primary))
+        if not colocate:
+            return _new_slot(primary, initial_value, full, dtype, validate_shape)
+        # TF's default strategy colocates a slot with its primary (ops.colocate_with), so
+        # an optimizer's state lives on the primary's parameter server.
+        with colocate_with(primary):
+            return _new_slot(primary, initial_value, full, dtype, validate_shape)
+
+
+def _new_slot(primary: Any, initial_value: Any, full: str, dtype: DType | None,
+              validate_shape: bool) -> Variable:
+    return Variable(initial_value=initial_value, name=full, trainable=False, dtype=dtype,
+                    validate_shape=validate_shape, use_resource=not is_ref_variable(primary))
 
 
 def create_slot(primary: Any, val: Any, name: str, colocate_with_primary: bool = True,
@@ -53,16 +62,16 @@ def create_slot(primary: Any, val: Any, name: str, colocate_with_primary: bool =
         val: The initial value: a tensor, an array, or a callable returning one.
         name: The slot variable's name under the primary's (an optimizer passes its own
             name, so slots read ``<var>/<OptimizerName>``).
-        colocate_with_primary: Accepted for compatibility (one device).
+        colocate_with_primary: Place the slot on the primary's device (TF's default).
         copy_xla_sharding: Accepted for compatibility.
 
     Returns:
         The new non-trainable slot variable.
     """
-    del colocate_with_primary, copy_xla_sharding
+    del copy_xla_sharding
     shape = getattr(val, "shape", None)
     validate = not (hasattr(shape, "is_fully_defined") and not shape.is_fully_defined())
-    return _slot_var(primary, val, name, None, validate)
+    return _slot_var(primary, val, name, None, validate, colocate_with_primary)
 
 
 def create_slot_with_initializer(primary: Any, initializer: Callable, shape: Any, dtype: Any,
@@ -77,15 +86,16 @@ def create_slot_with_initializer(primary: Any, initializer: Callable, shape: Any
         shape: The slot's shape (fully defined).
         dtype: The slot's dtype.
         name: The slot variable's name under the primary's.
-        colocate_with_primary: Accepted for compatibility (one device).
+        colocate_with_primary: Place the slot on the primary's device (TF's default).
         copy_xla_sharding: Accepted for compatibility.
 
     Returns:
         The new non-trainable slot variable.
     """
-    del colocate_with_primary, copy_xla_sharding
+    del copy_xla_sharding
     dims = shape.as_list() if hasattr(shape, "as_list") else list(shape)
-    return _slot_var(primary, lambda: initializer(dims, dtype=dtype), name, dtype, True)
+    return _slot_var(primary, lambda: initializer(dims, dtype=dtype), name, dtype, True,
+                     colocate_with_primary)
 
 
 def create_zeros_slot(primary: Any, name: str, dtype: Any = None,
@@ -97,20 +107,21 @@ def create_zeros_slot(primary: Any, name: str, dtype: Any = None,
         primary: The variable the slot belongs to.
         name: The slot variable's name under the primary's.
         dtype: The slot's dtype (default: the primary's).
-        colocate_with_primary: Accepted for compatibility (one device).
+        colocate_with_primary: Place the slot on the primary's device (TF's default).
         copy_xla_sharding: Accepted for compatibility.
 
     Returns:
         The new non-trainable slot variable.
     """
-    del colocate_with_primary, copy_xla_sharding
+    del copy_xla_sharding
     dtype = dtype if dtype is not None else primary.dtype
     shape = primary.shape
     if shape.is_fully_defined():
         return _slot_var(primary, lambda: zeros(shape.as_list(), dtype=dtype), name, dtype,
-                         True)
+                         True, colocate_with_primary)
     return _slot_var(primary, lambda: zeros(shape_of(primary.initialized_value()),
-                                            dtype=dtype), name, dtype, False)
+                                            dtype=dtype), name, dtype, False,
+                     colocate_with_primary)
 
 
 def create_constant_slot(primary: Any, value: float, name: str) -> Variable:

@@ -183,6 +183,42 @@ def test_truncated_data_file(tmp_path):
         bundle.BundleReader(prefix).get_tensor("a")
 
 
+def test_tensor_over_several_chunks_round_trips_and_checks_every_chunk(tmp_path):
+    # Tensors past 1 MiB are checksummed and copied piecewise: the stored CRC must still be
+    # the CRC of the whole tensor, and a flipped byte in a later piece must be caught.
+    prefix = str(tmp_path / "m")
+    big = np.arange(700_000, dtype=np.float64)  # 5.6 MB: six pieces
+    bundle.write_bundle(prefix, [("a", np.ones(3, np.float32)), ("big", big)])
+    reader = bundle.BundleReader(prefix)
+    assert crc32c.unmask(reader.entries["big"].crc32c) == crc32c.crc32c(big.tobytes())
+    np.testing.assert_array_equal(reader.get_tensor("big"), big)
+    data = prefix + ".data-00000-of-00001"
+    with open(data, "r+b") as f:
+        f.seek(12 + 4_500_000)
+        byte = f.read(1)
+        f.seek(12 + 4_500_000)
+        f.write(bytes([byte[0] ^ 1]))
+    with pytest.raises(tm.errors.DataLossError, match="checksum does not match.*'big'"):
+        bundle.BundleReader(prefix).get_tensor("big")
+
+
+def test_restore_assigns_without_a_copy_and_fetches_stay_writable(tmp_path):
+    g = tm.Graph()
+    with g.as_default():
+        v = tm.Variable(np.arange(6, dtype=np.float32), name="v", use_resource=True)
+        saver = tm.train.Saver([v])
+    with tm.Session(graph=g) as sess:
+        sess.run(v.initializer)
+        path = saver.save(sess, str(tmp_path / "m"))
+        sess.run(v.assign(np.zeros(6, np.float32)))
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(v), np.arange(6, dtype=np.float32))
+        fetched = sess.run(g.get_tensor_by_name("save/RestoreV2:0"),
+                           {g.get_tensor_by_name("save/Const:0"): path})
+        fetched[0] = 42.0  # the user's copy, not the restored variable's buffer
+        np.testing.assert_array_equal(sess.run(v), np.arange(6, dtype=np.float32))
+
+
 def test_sharded_saver_merges(tmp_path):
     g = tm.Graph()
     with g.as_default():

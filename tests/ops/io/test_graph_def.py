@@ -25,6 +25,23 @@ def test_frozen_tensorflow_graph_gives_tensorflow_outputs(model, filename):
     np.testing.assert_allclose(out, io[f"{model}_y"], rtol=1e-5, atol=1e-6)
 
 
+def test_frozen_tensorflow_cnn_gives_tensorflow_outputs():
+    # Conv2D (SAME, VALID), BiasAdd, Relu, MaxPool (VALID 2x2, SAME 3x3 stride 2), Reshape,
+    # MatMul, Softmax, frozen by TensorFlow 2.21 into a binary GraphDef.
+    io = load_golden("io/frozen_cnn_io")
+    gd = tm.io.read_graph_def(str(IO / "frozen_cnn.pb"))
+    assert {"Conv2D", "MaxPool", "BiasAdd", "Relu"} <= set(io["op_types"])
+    g = tm.Graph()
+    with g.as_default():
+        logits, probs = tm.import_graph_def(
+            gd, return_elements=["dense/logits:0", "output:0"], name="")
+        assert sorted({op.type for op in g.get_operations()}) == sorted(io["op_types"])
+        with tm.Session() as sess:
+            got_logits, got_probs = sess.run([logits, probs], {"input:0": io["x"]})
+    np.testing.assert_allclose(got_logits, io["logits"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got_probs, io["output"], rtol=1e-5, atol=1e-6)
+
+
 def test_bytes_and_text_import():
     data = (IO / "frozen_mlp.pb").read_bytes()
     text = (IO / "frozen_mix.pbtxt").read_text()

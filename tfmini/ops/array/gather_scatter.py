@@ -31,6 +31,7 @@ from tfmini.ops.common.kernel_util import (
     slice_debug_string,
 )
 from tfmini.ops.common.memory import check_allocation
+from tfmini.ops.common.segment_reduce import unsorted_segment_sum_into
 
 # ----------------------------------------------------------------------------------------
 # GatherV2
@@ -316,9 +317,11 @@ def unsorted_segment_sum_kernel(data, segment_ids, num_segments):
         )
     inner = data.shape[ids.ndim :]
     rows = data.reshape((flat_ids.size,) + inner)
-    keep = flat_ids >= 0
     out = np.zeros((n,) + inner, dtype=data.dtype)
-    np.add.at(out, flat_ids[keep], rows[keep])
+    if flat_ids.size and flat_ids.min() < 0:  # negative ids are dropped, as in TensorFlow
+        keep = flat_ids >= 0
+        flat_ids, rows = flat_ids[keep], rows[keep]
+    unsorted_segment_sum_into(out, flat_ids, rows)
     return out
 
 

@@ -18,6 +18,7 @@ from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.common.segment_reduce import unsorted_segment_sum_into
 
 __all__ = ["sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum"]
 
@@ -80,7 +81,7 @@ def _sparse_segment(kind: str):
         n = int(ids[-1]) + 1 if ids.size else 0
         acc = np.zeros((n,) + data.shape[1:], np.float64 if data.dtype.kind == "f" else
                        data.dtype)
-        np.add.at(acc, ids, data[idx])
+        unsorted_segment_sum_into(acc, ids, data[idx].astype(acc.dtype))
         if kind != "Sum":
             scale = _scales(kind, ids, n).reshape((n,) + (1,) * (data.ndim - 1))
             acc = acc * scale
@@ -102,7 +103,7 @@ def _sparse_segment_grad(kind: str):
         scale = _scales(kind, ids, grad.shape[0]).reshape((-1,) + (1,) * (grad.ndim - 1))
         rows = grad.astype(np.float64)[ids] * scale[ids]
         out = np.zeros((n,) + grad.shape[1:], np.float64)
-        np.add.at(out, idx, rows)
+        unsorted_segment_sum_into(out, idx, rows)
         return out.astype(grad.dtype)
     kernel.__name__ = f"sparse_segment_{kind.lower()}_grad_kernel"
     kernel.__doc__ = f"SparseSegment{kind}Grad: the gradient of SparseSegment{kind}."
@@ -120,7 +121,7 @@ def _sparse_segment_grad_v2(kind: str):
         scale = _scales(kind, ids, grad.shape[0]).reshape((-1,) + (1,) * (grad.ndim - 1))
         rows = grad.astype(np.float64)[ids] * scale[ids]
         out = np.zeros((unique.size,) + grad.shape[1:], np.float64)
-        np.add.at(out, where.reshape(-1), rows)
+        unsorted_segment_sum_into(out, where.reshape(-1), rows)
         return out.astype(grad.dtype), unique.astype(np.asarray(indices).dtype)
     kernel.__name__ = f"sparse_segment_{kind.lower()}_grad_v2_kernel"
     kernel.__doc__ = (f"SparseSegment{kind}GradV2: the gradient rows of SparseSegment{kind} "

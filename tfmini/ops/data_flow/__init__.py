@@ -23,12 +23,14 @@ from tfmini.ops.data_flow import conditional_accumulator as _conditional_accumul
 from tfmini.ops.data_flow import functional_ops as _functional_ops
 from tfmini.ops.data_flow import queues as _queues
 from tfmini.ops.data_flow import script_ops as _script_ops
+from tfmini.ops.data_flow import sendrecv_ops as _sendrecv_ops  # noqa: F401  (registers)
 from tfmini.ops.data_flow import tensor_array as _tensor_array
 from tfmini.ops.data_flow import tensor_array_ops as _tensor_array_ops  # noqa: F401  (registers)
 from tfmini.ops.data_flow.conditional_accumulator import *  # noqa: F403
 from tfmini.ops.data_flow.functional_ops import *  # noqa: F403
 from tfmini.ops.data_flow.queues import *  # noqa: F403
 from tfmini.ops.data_flow.script_ops import *  # noqa: F403
+from tfmini.ops.data_flow.sendrecv_ops import Rendezvous, rendezvous_key  # noqa: F401
 from tfmini.ops.data_flow.tensor_array import *  # noqa: F403
 from tfmini.ops.data_flow.tensor_array_ops import REPLAYABLE_OPS as TENSOR_ARRAY_OPS  # noqa: F401
 

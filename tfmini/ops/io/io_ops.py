@@ -157,6 +157,9 @@ def restore_v2(prefix, tensor_names, shape_and_slices, *, dtypes):
             value = np.ascontiguousarray(value[_parse_slice(spec, list(value.shape), name)])
         if dt.enum == 7:
             value = value.astype(object)
+        # Nobody else holds this fresh array: read-only, an Assign takes it without a copy
+        # (a fetch still hands the user a writable copy).
+        value.flags.writeable = False
         out.append(value)
     return out
 

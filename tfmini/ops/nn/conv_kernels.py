@@ -4,9 +4,10 @@ spatial dims (2 for Conv2D, 3 for Conv3D).
 Forward and filter gradients are im2col matmuls: a strided view of the padded input
 (``window_geometry.windows``) reshaped to ``[N*outputs, taps*C]`` times the filter as
 ``[taps*C, O]``, one BLAS call (one per group for grouped convolutions). The input gradient
-is the transposed matmul followed by col2im, a loop over the kernel taps (kh*kw of them, not
-over pixels) that adds each tap's slab into the padded gradient. Depthwise convolutions loop
-over the taps with broadcast products (their channels do not mix, so there is no matmul).
+is one product per kernel tap (kh*kw of them, not a loop over pixels), each added as a slab
+into the padded gradient (grouped convolutions: the transposed matmul, then col2im).
+Depthwise convolutions loop over the taps with broadcast products (their channels do not
+mix, so there is no matmul).
 
 The semantics are those of tensorflow/core/kernels/conv_ops.cc, conv_grad_input_ops.cc,
 conv_grad_filter_ops.cc and depthwise_conv_op.cc: no filter flip, zero padding, the input
@@ -70,6 +71,15 @@ def conv_backprop_input(in_shape: Sequence[int], w: np.ndarray, dy: np.ndarray, 
     m, k = n * prod(outs), prod(ksizes)
     groups = c // cg if cg else 1
     dy2 = dy.reshape(m, o)
+    if groups == 1 and k > 1:
+        # One product per tap, added straight into the padded gradient: the same sums as
+        # col2im of ``dy @ w^T``, without the [N*outputs, taps*C] matrix (20 MB for a 5x5
+        # convolution of a 32x14x14x64 batch), which made this 2.5x slower.
+        dxp = np.zeros(_padded_shape(in_shape, pads), dy.dtype)
+        for tap in taps(ksizes):
+            part = (dy2 @ w[tap].T).reshape(n, *outs, c)
+            dxp[tap_slice(tap, strides, dilations, outs)] += part
+        return crop(dxp, pads, in_shape[1:-1])
     if groups == 1:
         dcol = dy2 @ w.reshape(k * c, o).T
     else:

@@ -141,8 +141,19 @@ def _relu(features):
     return np.maximum(features, _zero(features))
 
 
+def _masked(gradients, mask):
+    """``gradients * mask`` as TensorFlow's relu_op_functor.h computes it (a NaN or inf
+    gradient where the mask is 0 stays NaN). The mask is cast first and multiplied in place:
+    a tenth of the time of ``np.where`` (which takes a slow path for a bool condition)."""
+    out = mask.astype(gradients.dtype)
+    if out.shape == gradients.shape:
+        out *= gradients
+        return out
+    return gradients * out
+
+
 def _relu_grad(gradients, features):
-    return np.where(features > 0, gradients, _zero(gradients))
+    return _masked(gradients, np.greater(features, _zero(features)))
 
 
 activation_op("Relu", _relu, REAL_TYPES, doc="max(features, 0).")
@@ -158,7 +169,9 @@ def _relu6(features):
 
 
 def _relu6_grad(gradients, features):
-    return np.where((features > 0) & (features < 6), gradients, _zero(gradients))
+    mask = np.greater(features, _zero(features))
+    mask &= features < features.dtype.type(6)
+    return _masked(gradients, mask)
 
 
 activation_op("Relu6", _relu6, REAL_TYPES, doc="min(max(features, 0), 6).")

@@ -58,6 +58,62 @@ def flat_index(arg: np.ndarray, in_shape: Sequence[int], ksizes, strides, pads,
     return idx * in_shape[-1] + grids[-1]
 
 
+def _tiles(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray | None:
+    """``x`` as ``[N, o1, k1, o2, k2, ..., C]`` when the windows tile it exactly (stride =
+    window, no padding), else None. Pooling then needs no window copy: a reshape."""
+    if list(ksizes) != list(strides) or any(tuple(p) != (0, 0) for p in pads):
+        return None
+    if any(o * k != d for o, k, d in zip(outs, ksizes, x.shape[1:-1])):
+        return None
+    shape = [x.shape[0]]
+    for o, k in zip(outs, ksizes):
+        shape += [o, k]
+    return x.reshape(shape + [x.shape[-1]])
+
+
+def _tap_axes(nd: int) -> tuple[int, ...]:
+    return tuple(2 + 2 * i for i in range(nd))
+
+
+def tiled_max(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray | None:
+    """Max pooling of windows that tile ``x`` (a reshape and a max); None when they do not
+    tile it or a window holds NaN (the general path skips NaN as TensorFlow does)."""
+    view = _tiles(x, ksizes, strides, pads, outs)
+    if view is None:
+        return None
+    y = view.max(axis=_tap_axes(len(ksizes)))
+    if x.dtype.kind == "f" and np.isnan(y).any():
+        return None
+    return y
+
+
+def tiled_max_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads,
+                   outs) -> np.ndarray | None:
+    """MaxPoolGrad for windows that tile ``x``: each output's gradient at the first maximal
+    cell of its window in row-major scan, as TensorFlow picks it. None where the general
+    path is needed (windows that do not tile, NaN in x, non-finite gradients: a 0 * inf
+    must not turn into NaN)."""
+    view = _tiles(x, ksizes, strides, pads, outs)
+    if view is None:
+        return None
+    axes = _tap_axes(len(ksizes))
+    y = view.max(axis=axes, keepdims=True)
+    if x.dtype.kind == "f" and (np.isnan(y).any() or not np.isfinite(dy).all()):
+        return None
+    first = view == y
+    taken = np.zeros(y.shape, bool)
+    for tap in np.ndindex(*ksizes):  # ties: only the first maximal cell keeps its mask
+        sl = [slice(None)] * first.ndim
+        for ax, t in zip(axes, tap):
+            sl[ax] = slice(t, t + 1)
+        cell = first[tuple(sl)]
+        cell &= ~taken
+        taken |= cell
+    shape = list(y.shape)
+    dy_b = dy.reshape(shape)
+    return np.multiply(first, dy_b, dtype=dy.dtype).reshape(x.shape)
+
+
 def max_pool_grad(in_shape: Sequence[int], arg: np.ndarray, grad: np.ndarray, ksizes,
                   strides, pads) -> np.ndarray:
     """Each output's gradient added at its maximal input cell."""

@@ -200,6 +200,9 @@ def _max_forward(geo: _Geometry, x: np.ndarray):
         n, *spatial, c = geo.in_shape
         y = x.reshape(n, *spatial, c // geo.depth_k, geo.depth_k).max(-1)
         return y, None
+    y = pk.tiled_max(x, geo.ksizes, geo.strides, geo.pads, geo.outs)
+    if y is not None:
+        return y, None
     return pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs)
 
 
@@ -244,15 +247,17 @@ def _max_grad_geometry(op_type, attrs, orig_input, orig_output, ksize, strides):
             None, None, "MaxPoolingGrad is not yet supported on the depth dimension.")
     geo.check_shape("orig_output", orig_output, geo.out_shape)
     x = wg.to_channels_last(orig_input, geo.fmt)
-    _, arg = pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs)
-    return geo, arg
+    return geo, x
 
 
 def _max_pool_grad_kernel(op_type: str):
     def kernel(orig_input, orig_output, grad, ksize=None, strides=None, **attrs):
-        geo, arg = _max_grad_geometry(op_type, attrs, orig_input, orig_output, ksize, strides)
+        geo, x = _max_grad_geometry(op_type, attrs, orig_input, orig_output, ksize, strides)
         dy = geo.check_shape("grad", grad, geo.out_shape)
-        dx = pk.max_pool_grad(geo.in_shape, arg, dy, geo.ksizes, geo.strides, geo.pads)
+        dx = pk.tiled_max_grad(x, dy, geo.ksizes, geo.strides, geo.pads, geo.outs)
+        if dx is None:
+            _, arg = pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs)
+            dx = pk.max_pool_grad(geo.in_shape, arg, dy, geo.ksizes, geo.strides, geo.pads)
         return wg.from_channels_last(dx.astype(grad.dtype, copy=False), geo.fmt)
 
     kernel.__name__ = f"{op_type.lower()}_kernel"
@@ -261,8 +266,9 @@ def _max_pool_grad_kernel(op_type: str):
 
 def _max_pool_grad_grad_kernel(op_type: str):
     def kernel(orig_input, orig_output, grad, ksize=None, strides=None, **attrs):
-        geo, arg = _max_grad_geometry(op_type, attrs, orig_input, orig_output, ksize, strides)
+        geo, x = _max_grad_geometry(op_type, attrs, orig_input, orig_output, ksize, strides)
         g = geo.check_shape("grad", grad, geo.in_shape)
+        _, arg = pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs)
         out = pk.max_pool_grad_grad(geo.in_shape, arg, g, geo.ksizes, geo.strides, geo.pads)
         return wg.from_channels_last(out, geo.fmt)
 

@@ -336,7 +336,10 @@ def _adam_kernel(op_type: str) -> Callable:
                 out *= alpha
             else:
                 np.multiply(new_m, alpha, out=out)
-            out /= np.sqrt(new_v) + eps
+            # The denominator in the variable's kept work buffer: no fresh temporaries.
+            denom = np.sqrt(new_v, out=var_r.work_buffer())
+            denom += eps
+            out /= denom
             np.subtract(x, out, out=out)
             m_r.replace(ctx, new_m)
             v_r.replace(ctx, new_v)

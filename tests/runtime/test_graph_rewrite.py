@@ -1,0 +1,170 @@
+"""Plan-time graph rewrites (tfmini/runtime/graph_rewrite.py) and their ConfigProto switch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tfmini as tm
+from tests.test_porting import SCRIPTS, run_script
+from tfmini.runtime.options import RewriterConfig
+
+OFF = tm.ConfigProto(graph_options=tm.GraphOptions(
+    rewrite_options=RewriterConfig(disable_meta_optimizer=True)))
+
+
+def _plan_types(sess, fetches, feed_dict=None):
+    sess.run(fetches, feed_dict)
+    (plan,) = sess._plans.values()
+    return [step.op.type for step in plan.steps]
+
+
+def _both(fetches_fn, feed_fn=None):
+    """(step types with rewrites, without, values with, without) for a fresh graph."""
+    out = []
+    for config in (None, OFF):
+        g = tm.Graph()
+        with g.as_default():
+            fetches, feeds = fetches_fn()
+        with tm.Session(graph=g, config=config) as sess:
+            types = _plan_types(sess, fetches, feeds)
+            out.append((types, sess.run(fetches, feeds)))
+    (t_on, v_on), (t_off, v_off) = out
+    return t_on, t_off, v_on, v_off
+
+
+def test_common_subexpressions_run_once():
+    def build():
+        x = tm.placeholder(tm.float32, [3])
+        a = tm.exp(x)
+        b = tm.exp(x)  # the same op again
+        return a + b, {x: np.array([0.0, 1.0, 2.0], np.float32)}
+
+    on, off, v_on, v_off = _both(build)
+    assert on.count("Exp") == 1 and off.count("Exp") == 2
+    np.testing.assert_array_equal(v_on, v_off)
+
+
+def test_stateful_ops_are_never_merged():
+    def build():
+        a = tm.random.uniform([4], seed=1, name="u1")
+        b = tm.random.uniform([4], seed=1, name="u2")
+        return [a - b], None
+
+    on, off, _, _ = _both(build)
+    assert on == off
+
+
+def test_arithmetic_identities_are_bypassed():
+    def build():
+        x = tm.placeholder(tm.float32, [2, 3])
+        y = x * tm.constant(1.0) + tm.constant(np.zeros((2, 3), np.float32))
+        z = tm.transpose(tm.transpose(y, [1, 0]), [1, 0])
+        r = tm.reshape(tm.reshape(z, [3, 2]), [6])
+        return tm.tanh(r), {x: np.arange(6, dtype=np.float32).reshape(2, 3)}
+
+    on, off, v_on, v_off = _both(build)
+    assert "Mul" in off and "Mul" not in on
+    assert "AddV2" in off and "AddV2" not in on
+    assert off.count("Transpose") == 2 and on.count("Transpose") == 0
+    assert off.count("Reshape") == 2 and on.count("Reshape") == 1
+    np.testing.assert_array_equal(v_on, v_off)
+
+
+def test_a_broadcasting_one_is_not_an_identity():
+    def build():
+        x = tm.placeholder(tm.float32, [3])
+        return x * tm.constant(np.ones((2, 3), np.float32)), {x: np.ones(3, np.float32)}
+
+    on, _, v_on, v_off = _both(build)
+    assert "Mul" in on and v_on.shape == (2, 3)
+    np.testing.assert_array_equal(v_on, v_off)
+
+
+def test_shape_arithmetic_is_folded():
+    def build():
+        x = tm.placeholder(tm.float32, [4, 6])
+        n = tm.reduce_prod(tm.shape(tm.zeros([2, 3])))  # 6, known before any run
+        return tm.reshape(x, tm.stack([4 * n])), {x: np.ones((4, 6), np.float32)}
+
+    on, off, v_on, v_off = _both(build)
+    assert len(on) < len(off)
+    assert "Prod" in off and "Prod" not in on
+    np.testing.assert_array_equal(v_on, v_off)
+
+
+def test_a_failing_op_is_not_folded_and_fails_when_run():
+    g = tm.Graph()
+    with g.as_default():
+        # Constant inputs, but the shape comes through ops the builder does not evaluate.
+        shape = tm.raw_ops.Mul(x=tm.raw_ops.Identity(input=tm.constant([2])),
+                               y=tm.constant([1]))
+        bad = tm.raw_ops.Reshape(tensor=tm.constant([1, 2, 3]), shape=shape)
+    with tm.Session(graph=g) as sess:
+        with pytest.raises(tm.errors.InvalidArgumentError, match="Reshape 'Reshape'"):
+            sess.run(bad)
+        (plan,) = sess._plans.values()
+        assert "Reshape" in [s.op.type for s in plan.steps]
+
+
+def test_fetched_and_fed_values_are_left_alone():
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [2])
+        one = x * tm.constant(1.0)
+        again = x * tm.constant(1.0)
+    with tm.Session(graph=g) as sess:
+        a, b = sess.run([one, again], {x: np.ones(2, np.float32)})
+        assert a is not b  # two fetches, two arrays
+        assert sess.run(one, {one: np.full(2, 5.0, np.float32)}).tolist() == [5.0, 5.0]
+
+
+@pytest.mark.parametrize("config", [
+    OFF,
+    tm.ConfigProto(graph_options=tm.GraphOptions(
+        optimizer_options=tm.OptimizerOptions(opt_level=tm.OptimizerOptions.L0))),
+    tm.ConfigProto(graph_options=tm.GraphOptions(
+        optimizer_options=tm.OptimizerOptions(do_common_subexpression_elimination=False,
+                                              do_constant_folding=False),
+        rewrite_options=RewriterConfig(arithmetic_optimization=RewriterConfig.OFF))),
+])
+def test_config_turns_the_rewrites_off(config):
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [3])
+        y = tm.exp(x) + tm.exp(x) * tm.constant(1.0)
+    with tm.Session(graph=g, config=config) as sess:
+        assert _plan_types(sess, y, {x: np.zeros(3, np.float32)}).count("Exp") == 2
+
+
+class _RewritesOff:
+    """``tfmini`` as a module whose Session has the rewrites off."""
+
+    def __getattr__(self, name):
+        if name == "Session":
+            def session(*args, **kwargs):
+                kwargs.setdefault("config", OFF)
+                return tm.Session(*args, **kwargs)
+            return session
+        return getattr(tm, name)
+
+
+# monitored_training makes its sessions inside MonitoredTrainingSession (not through the
+# module's Session), and its FileWriter thread outlives the test: the others run both ways.
+@pytest.mark.parametrize("name", sorted(set(SCRIPTS) - {"monitored_training"}))
+def test_porting_programs_give_the_same_numbers_both_ways(name):
+    with_rewrites = run_script(name, tm)
+    without = run_script(name, _RewritesOff())
+    _assert_same(with_rewrites, without, name)
+
+
+def _assert_same(a, b, path):
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b), path
+        for k in a:
+            _assert_same(a[k], b[k], f"{path}/{k}")
+    elif isinstance(a, str) or (isinstance(a, list) and a and isinstance(a[0], str)):
+        assert a == b, path
+    else:
+        np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64),
+                                   rtol=1e-6, atol=1e-7, err_msg=path)
