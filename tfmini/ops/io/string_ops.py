@@ -13,6 +13,7 @@ for the common subset (no backreferences in RE2; RE2's ``\\C``, ``\\pN`` are not
 
 from __future__ import annotations
 
+import builtins  # Substr's kernel argument ``len`` (TensorFlow's name) shadows the builtin
 import re
 from typing import Any
 
@@ -258,7 +259,7 @@ def substr_kernel(input, pos, len, *, unit):  # noqa: A002
     for i, (s, p, n) in enumerate(zip(strings, ps.tolist(), ls.tolist())):
         s = as_bytes(s)
         starts = utf8_char_starts(s) if unit == "UTF8_CHAR" else None
-        size = builtins_len(starts) if starts is not None else builtins_len(s)
+        size = builtins.len(starts) if starts is not None else builtins.len(s)
         if p < -size or p > size:
             raise invalid_argument(f"pos {p} out of range for string {s!r} at index {i}")
         p = p + size if p < 0 else p
@@ -266,12 +267,9 @@ def substr_kernel(input, pos, len, *, unit):  # noqa: A002
         if starts is None:
             out[i] = s[p:end]
         else:
-            bounds = [*starts, builtins_len(s)]
+            bounds = [*starts, builtins.len(s)]
             out[i] = s[bounds[p]:bounds[end]]
     return out.reshape(shape)
-
-
-builtins_len = len  # the kernel's argument shadows len (TensorFlow's input name)
 
 
 # ----------------------------------------------------------------------------------------
