@@ -4,7 +4,7 @@ into tests/goldens/sparse_complex.npz, sparse_strings.npz and sparse_ops.npz.
 The cases live in tests/ops/math/complex_cases.py, tests/ops/io/string_cases.py and
 tests/ops/array/sparse_cases.py, written once against the TF1 API; this script runs them under
 ``tensorflow.compat.v1`` (graph mode) and the tests replay them on tfmini (through
-tests/golden_replay.py). Run with a Python that has TensorFlow::
+tests/ops/composite_replay.py). Run with a Python that has TensorFlow::
 
     /tmp/tfenv/bin/python tools/record_goldens_sparse.py
 
@@ -12,7 +12,7 @@ Keys: ``value/<case>/<fetch>`` (a SparseTensorValue fetch gives ``.../indices``,
 and ``.../dense_shape``), ``name/<case>/<fetch>``, ``none/<case>/<fetch>`` (the fetch was None,
 e.g. no gradient), ``build_error/<case>`` and
 ``run_error/<case>`` (the exception class and the line of its message that names the problem).
-String tensors are stored as JSON text (see tests/golden_replay.py), so no pickles are needed.
+String tensors are stored as JSON text (see tests/ops/composite_replay.py): no pickles needed.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ tf.disable_eager_execution()
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from tests.golden_replay import encode, gist  # noqa: E402
 from tests.ops.array import sparse_cases  # noqa: E402
+from tests.ops.composite_replay import encode, gist  # noqa: E402
 from tests.ops.io import string_cases  # noqa: E402
 from tests.ops.math import complex_cases  # noqa: E402
 

@@ -7,8 +7,8 @@ import pytest
 
 import tfmini as tm
 from tests.conftest import load_golden
-from tests.golden_replay import assert_matches, split_none
 from tests.ops.array import sparse_cases
+from tests.ops.composite_replay import assert_matches, split_none
 
 GOLDEN = load_golden("sparse_ops")
 VALUE_CASES = sparse_cases.value_cases(tm)

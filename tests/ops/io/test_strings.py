@@ -8,7 +8,7 @@ import pytest
 
 import tfmini as tm
 from tests.conftest import load_golden
-from tests.golden_replay import assert_matches, split_none
+from tests.ops.composite_replay import assert_matches, split_none
 from tests.ops.io import string_cases
 from tfmini.ops.io.farmhash import fingerprint64
 

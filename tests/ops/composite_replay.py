@@ -1,5 +1,10 @@
-"""Replays golden cases (tests/ops/*/*_cases.py) on tfmini against TensorFlow's recorded
-results, and the encoding the recorders use for them.
+"""Replays the golden cases of tools/record_goldens_sparse.py (complex_cases, string_cases,
+sparse_cases) on tfmini against TensorFlow's recorded results, and the encoding the recorder
+uses for them.
+
+Beside tests/ops/golden_replay.py (the array/math breadth cases), this one handles what those
+cases do not have: SparseTensorValue fetches (three parts), string tensors (stored as JSON text
+so the .npz needs no pickle), bfloat16 arrays and fetches that are None in TensorFlow.
 
 A cases module has ``value_cases(tf)``, ``build_error_cases(tf)`` and ``run_error_cases(tf)``
 (see tests/ops/math/complex_cases.py); tools/record_goldens_sparse.py records them under
