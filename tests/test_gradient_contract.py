@@ -37,6 +37,9 @@ NOT_CHECKED = {
     "Cholesky": "TensorFlow's gradient is the symmetric one (the input is taken as symmetric), "
                 "while the kernel reads one triangle; checked on a symmetric input against "
                 "TensorFlow in tests/ops/math/test_breadth.py (grad case cholesky)",
+    **{op: "TensorFlow's gradient raises NotImplementedError, and so does tfmini's (tested in "
+           "tests/ops/array/test_sparse_more.py)"
+       for op in ("SparseDenseCwiseAdd", "SparseSparseMaximum", "SparseSparseMinimum")},
     "PreventGradient": "its gradient is an error by definition (LookupError, as TensorFlow)",
     "WhileGrad": "second order through while_loop is refused with NotImplementedError (tested "
                  "in tests/test_control_flow_grad.py)",

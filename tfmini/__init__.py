@@ -19,7 +19,10 @@ from tfmini.core.devices import DeviceSpec
 from tfmini.core.dtypes import (
     DType,
     as_dtype,
+    bfloat16,
     bool_,
+    complex64,
+    complex128,
     double,
     float16,
     float32,
@@ -92,6 +95,20 @@ from tfmini import logging  # noqa: E402  (tm.logging: tf.compat.v1.logging)
 from tfmini.logging import get_logger  # noqa: E402  (tf.get_logger)
 from tfmini import initializers  # noqa: E402  (tm.initializers)
 from tfmini import data, io  # noqa: E402  (tm.data, tm.io: tf.compat.v1.data / io)
+from tfmini.ops.io import (  # noqa: E402  (TF1's top-level string functions)
+    as_string,
+    decode_raw,
+    reduce_join,
+    regex_replace,
+    string_join,
+    string_split,
+    string_strip,
+    string_to_hash_bucket,
+    string_to_hash_bucket_fast,
+    string_to_number,
+    substr,
+)
+from tfmini import strings  # noqa: E402  (tm.strings: tf.compat.v1.strings)
 from tfmini.runtime.options import (
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,
 )

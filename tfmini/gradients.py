@@ -29,7 +29,8 @@ from tfmini.core.scope import current_scope, name_scope
 from tfmini.ops.array import ones, zeros, zeros_like
 from tfmini.ops.common.indexed_slices import IndexedSlices
 
-_TRAINABLE = frozenset({"float16", "float32", "float64", "resource", "variant"})
+_TRAINABLE = frozenset({"float16", "float32", "float64", "bfloat16", "complex64", "complex128",
+                        "resource", "variant"})
 
 
 class UnconnectedGradients:
@@ -49,7 +50,7 @@ class AggregationMethod:
 
 
 def is_trainable(t: Output) -> bool:
-    """Whether gradients flow through ``t`` (floating, resource and variant tensors)."""
+    """Whether gradients flow through ``t`` (floating, complex, resource and variant tensors)."""
     return t.dtype.name in _TRAINABLE
 
 
@@ -222,6 +223,10 @@ def gradients(
 
         grads: dict[Output, list] = collections.defaultdict(list)
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+            if gy is None and y.dtype.is_complex:
+                # As TensorFlow: which direction to differentiate in is the caller's choice.
+                raise TypeError(f"Gradients of complex tensors ({y!r}) must set grad_ys "
+                                f"(y.dtype = {y.dtype.name})")
             if gy is None:
                 # As TF: gradients/Shape, then gradients/grad_ys_<i>/Const filled into an op
                 # named gradients/grad_ys_<i> itself.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from tfmini.ops.data import TFRecordOptions, TFRecordWriter, tf_record_iterator
 from tfmini.ops.io import (
+    decode_raw,
     graph_def_to_proto,
     import_graph_def,
     read_graph_def,
@@ -20,6 +21,7 @@ from tfmini.ops.io import (
 __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
+    "decode_raw",
     "graph_def_to_proto",
     "import_graph_def",
     "read_graph_def",

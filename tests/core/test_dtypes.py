@@ -13,7 +13,7 @@ from tfmini.core import dtypes
 TF_ENUMS = {
     "float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
     "int64": 9, "bool": 10, "uint16": 17, "float16": 19, "resource": 20, "variant": 21,
-    "uint32": 22, "uint64": 23,
+    "uint32": 22, "uint64": 23, "complex64": 8, "complex128": 18, "bfloat16": 14,
 }
 
 
@@ -84,7 +84,7 @@ def test_as_dtype_of_a_dtype_is_itself():
 
 @pytest.mark.parametrize(
     "value",
-    ["float128", "", "Float32", 99, 0, None, [1], True, np.complex64, np.float128, 1.5],
+    ["float128", "", "Float32", 99, 0, None, [1], True, np.float128, np.complex256, 1.5],
 )
 def test_as_dtype_rejects_unknown_values(value):
     with pytest.raises(TypeError, match="Cannot convert"):
@@ -210,6 +210,7 @@ def test_tf_type_name_is_the_opdef_spelling(dt, spelling):
 
 def test_type_groups():
     assert set(dtypes.FLOATING) == {tm.float16, tm.float32, tm.float64}
+    assert set(dtypes.COMPLEX) == {tm.complex64, tm.complex128}
     assert tm.uint8 in dtypes.INTEGER and tm.bool not in dtypes.NUMERIC
     assert len(dtypes.ALL_DTYPES) == len(TF_ENUMS)
 

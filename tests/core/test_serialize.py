@@ -126,7 +126,17 @@ def test_array_errors():
     with pytest.raises(ValueError, match="not a number"):
         array_from_json({"dtype": "float32", "shape": [1], "values": ["one"]})
     with pytest.raises(TypeError):
+        array_from_json({"dtype": "complex32", "shape": [1], "values": [1]})
+    with pytest.raises(ValueError, match=r"\[real, imag\] pairs"):
         array_from_json({"dtype": "complex64", "shape": [1], "values": [1]})
+
+
+def test_complex_and_bfloat16_round_trip():
+    for arr in (np.array([1 + 2j, float("nan") - 1j], np.complex64),
+                np.array([[0.5j]], np.complex128), np.array([1.5, -2.0], "bfloat16")):
+        back = array_from_json(json.loads(json.dumps(array_to_json(arr))))
+        assert back.dtype == arr.dtype and back.shape == arr.shape
+        np.testing.assert_array_equal(back.astype(np.complex128), arr.astype(np.complex128))
 
 
 # ----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from attrs import field, frozen
 
@@ -35,7 +36,16 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
-        return self.name in ("float16", "float32", "float64")
+        return self.name in ("float16", "float32", "float64", "bfloat16")
+
+    @property
+    def is_complex(self) -> bool:
+        return self.name in ("complex64", "complex128")
+
+    @property
+    def real_dtype(self) -> DType:
+        """The type of the real and imaginary parts of a complex type; other types: itself."""
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     @property
     def is_integer(self) -> bool:
@@ -52,7 +62,7 @@ class DType:
 
     @property
     def is_numeric(self) -> bool:
-        return self.is_floating or self.is_integer
+        return self.is_floating or self.is_integer or self.is_complex
 
     @property
     def is_object(self) -> bool:
@@ -101,7 +111,7 @@ class DType:
 
 def _limits(dt: DType):
     if dt.is_floating:
-        info = np.finfo(dt.np_dtype)
+        info = ml_dtypes.finfo(dt.np_dtype)
         return float(info.min), float(info.max)
     if dt.is_integer:
         info = np.iinfo(dt.np_dtype)
@@ -125,13 +135,17 @@ bool_ = DType("bool", np.bool_, 10)
 string = DType("string", object, 7)
 resource = DType("resource", object, 20)
 variant = DType("variant", object, 21)
+complex64 = DType("complex64", np.complex64, 8)
+complex128 = DType("complex128", np.complex128, 18)
+# bfloat16 is held in ml_dtypes' NumPy extension type, as TensorFlow itself does.
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 14)
 
 half = float16
 double = float64
 
 ALL_DTYPES: tuple[DType, ...] = (
     float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_,
-    string, resource, variant,
+    string, resource, variant, complex64, complex128, bfloat16,
 )
 
 _BY_NAME: dict[str, DType] = {dt.name: dt for dt in ALL_DTYPES}
@@ -194,3 +208,4 @@ def as_dtype(value: Any) -> DType:
 FLOATING = (float16, float32, float64)
 INTEGER = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 NUMERIC = FLOATING + INTEGER
+COMPLEX = (complex64, complex128)

@@ -95,8 +95,13 @@ def array_to_json(array: Any) -> dict[str, Any]:
     flat = splat_element(arr).reshape(1) if is_splat(arr) else arr.ravel()
     if dt.is_object:
         values = [_string_to_json(v) for v in flat.tolist()]
-    elif dt.is_floating and not np.isfinite(flat).all():
-        values = [float_to_json(v) for v in flat.tolist()]
+    elif dt.is_complex:  # [real, imag] pairs
+        values = [[float_to_json(float(v.real)), float_to_json(float(v.imag))]
+                  for v in flat.tolist()]
+    elif dt.is_floating and not np.isfinite(flat.astype(np.float64)).all():
+        values = [float_to_json(float(v)) for v in flat.tolist()]
+    elif dt.is_floating:
+        values = [float(v) for v in flat.tolist()]
     else:
         values = flat.tolist()
     return {"dtype": dt.name, "shape": list(arr.shape), "values": values}
@@ -145,6 +150,12 @@ def array_from_json(data: Mapping[str, Any]) -> np.ndarray:
             arr[i] = _string_from_json(v)
     elif dt.is_floating:
         arr = np.array([float_from_json(v) for v in values], dtype=dt.np_dtype)
+    elif dt.is_complex:
+        if not all(isinstance(v, list) and len(v) == 2 for v in values):
+            raise ValueError(f"Tensor JSON of dtype {dt.name} holds values that are not "
+                             f"[real, imag] pairs: {values[:10]!r}")
+        arr = np.array([complex(float_from_json(re), float_from_json(im)) for re, im in values],
+                       dtype=dt.np_dtype)
     elif dt.is_bool:
         if not all(isinstance(v, bool) for v in values):
             raise ValueError(f"Tensor JSON of dtype bool holds non-bool values: {values[:10]!r}")

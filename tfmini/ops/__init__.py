@@ -18,6 +18,7 @@ from tfmini.ops import data_flow, random, tpu_embedding, io  # noqa: F401,E402
 from tfmini.ops import data  # noqa: F401,E402  (after random: shuffle uses its Philox stream)
 from tfmini.ops.array import grad as _array_grad  # noqa: F401,E402
 from tfmini.ops.array import layout_grad as _array_layout_grad  # noqa: F401,E402
+from tfmini.ops.array import sparse_grad as _sparse_grad  # noqa: F401,E402
 from tfmini.ops.math import grad as _math_grad  # noqa: F401,E402
 from tfmini.ops.math import linalg_grad as _linalg_grad  # noqa: F401,E402
 from tfmini.ops.math import special_grad as _special_grad  # noqa: F401,E402

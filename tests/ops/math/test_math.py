@@ -280,9 +280,9 @@ def test_function_matches_tensorflow(case):
 # OpDefs.
 
 # tfmini's dtypes that an op may take; TensorFlow's lists also name types tfmini lacks
-# (bfloat16, complex, quantized). AddN on variant (TensorList sums) is out of scope.
+# (uint16/32/64, quantized). AddN on variant (TensorList sums) is out of scope.
 TYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
-         "string"}
+         "string", "complex64", "complex128", "bfloat16"}
 
 
 def _arg_spec(arg) -> list:

@@ -52,7 +52,8 @@ def _default_array(value: Any) -> np.ndarray:
             return arr.astype(np.int32)
         return arr.astype(np.int64)
     if arr.dtype.kind in ("U", "S"):
-        return arr.astype(object)
+        # Straight to object: NumPy's fixed-width bytes would drop trailing NUL bytes.
+        return np.array(value, dtype=object)
     if arr.dtype == object:
         raise TypeError(f"Cannot convert {value!r} to a tensor: ragged or mixed-type value")
     return arr

@@ -84,8 +84,10 @@ def sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_
         if (order <= 0).any():
             i = int(np.flatnonzero(order <= 0)[0]) + 1
             kind = "repeated" if order[i - 1] == 0 else "out of order"
+            # TensorFlow adds a hint to the out-of-order message only.
+            hint = ". Many sparse ops require sorted indices." if kind == "out of order" else ""
             raise invalid_argument(
-                f"indices[{i}] = [{','.join(str(int(v)) for v in idx2[i])}] is {kind}")
+                f"indices[{i}] = [{','.join(str(int(v)) for v in idx2[i])}] is {kind}{hint}")
     out[tuple(idx2.T.astype(np.int64))] = values
     return out
 
@@ -106,7 +108,9 @@ def sparse_tensor_to_dense(sp_input: SparseTensor, default_value: Any = None,
                            validate_indices: bool = True, name: str | None = None) -> Output:
     """The dense tensor a SparseTensor stands for (``tf.sparse.to_dense``)."""
     if default_value is None:
-        default_value = np.zeros((), sp_input.dtype.np_dtype)
+        # TensorFlow's default is the type's zero: "" for strings.
+        default_value = (np.array(b"", dtype=object) if sp_input.dtype == dtypes.string
+                         else np.zeros((), sp_input.dtype.np_dtype))
     return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
                            default_value=default_value, validate_indices=validate_indices,
                            name=name)

@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 
 from tfmini.core import dtypes
-from tfmini.core.builder import static_value
+from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Output
+from tfmini.core.scope import current_scope
 from tfmini.core.shapes import TensorShape, unknown_shape
+from tfmini.ops.common.build_util import op_scope
 
 SparseTensorValue = collections.namedtuple(
     "SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -115,6 +117,34 @@ class SparseTensor:
         raise TypeError(
             f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) "
             f"tuple, got {type(value).__name__}")
+
+    # sp * dense, sp / dense: TensorFlow's operator overloads (sparse_tensor.py), the dense
+    # side broadcast to the sparse shape, the result a SparseTensor on the same indices.
+    def _cwise(self, op_type: str, y: Any, scope_name: str, cast_to=None) -> SparseTensor:
+        # As TensorFlow: helpers inside the "mul" (...) scope, the op itself named "mul".
+        with op_scope(None, scope_name) as (outer, base):
+            y = convert_to_tensor(y, dtype=self.dtype, name="y")
+            values = self._values
+            if cast_to is not None:
+                values = build_op(current_scope(), "Cast", [values], {"DstT": cast_to}).outputs[0]
+                y = build_op(current_scope(), "Cast", [y], {"DstT": cast_to}).outputs[0]
+            out = build_op(outer, op_type, [self._indices, values, self._dense_shape, y],
+                           name=base).outputs[0]
+        return SparseTensor(self._indices, out, self._dense_shape)
+
+    def __mul__(self, y: Any) -> SparseTensor:
+        return self._cwise("SparseDenseCwiseMul", y, "mul")
+
+    def __truediv__(self, y: Any) -> SparseTensor:
+        # As TensorFlow's __truediv__: small ints divide in float32, 32/64-bit ints in float64.
+        dt = self.dtype
+        cast_to = None
+        if dt.is_integer:
+            cast_to = dtypes.float32 if dt.np_dtype.itemsize <= 2 else dtypes.float64
+        return self._cwise("SparseDenseCwiseDiv", y, "truediv", cast_to)
+
+    def __div__(self, y: Any) -> SparseTensor:
+        return self._cwise("SparseDenseCwiseDiv", y, "div")
 
     def __repr__(self) -> str:
         return (f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "

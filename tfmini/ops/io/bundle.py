@@ -41,7 +41,7 @@ NUMPY_BY_ENUM: dict[int, np.dtype] = {
     1: np.dtype("<f4"), 2: np.dtype("<f8"), 3: np.dtype("<i4"), 4: np.dtype("u1"),
     5: np.dtype("<i2"), 6: np.dtype("i1"), 8: np.dtype("<c8"), 9: np.dtype("<i8"),
     10: np.dtype("?"), 17: np.dtype("<u2"), 18: np.dtype("<c16"), 19: np.dtype("<f2"),
-    22: np.dtype("<u4"), 23: np.dtype("<u8"),
+    22: np.dtype("<u4"), 23: np.dtype("<u8"), 14: np.dtype("bfloat16"),
 }
 ENUM_BY_NUMPY = {dt.newbyteorder("="): e for e, dt in NUMPY_BY_ENUM.items()}
 DT_STRING = 7

@@ -39,7 +39,9 @@ _PRODUCER = 1
 # Typed TensorProto value field for each DataType number (TensorFlow's tensor_util).
 _FIELD = {1: "float_val", 2: "double_val", 3: "int_val", 4: "int_val", 5: "int_val",
           6: "int_val", 9: "int64_val", 10: "bool_val", 19: "half_val", 17: "int_val",
-          22: "uint32_val", 23: "uint64_val", 7: "string_val"}
+          22: "uint32_val", 23: "uint64_val", 7: "string_val", 8: "scomplex_val",
+          18: "dcomplex_val", 14: "half_val"}
+_BITS16 = (14, 19)  # bfloat16 and half: their 16 bits in half_val, as TensorFlow writes them
 
 
 def _np_dtype(enum: int) -> np.dtype:
@@ -82,8 +84,10 @@ def array_to_tensor_proto(value: Any) -> Any:
         proto.tensor_content = np.ascontiguousarray(arr, arr.dtype.newbyteorder("<")).tobytes()
     elif arr.size == 1:
         v = arr.reshape(())
-        if dt.enum == 19:
+        if dt.enum in _BITS16:
             proto.half_val.append(int(v.view(np.uint16)))
+        elif dt.is_complex:
+            getattr(proto, _FIELD[dt.enum]).extend([float(v.real), float(v.imag)])
         else:
             getattr(proto, _FIELD[dt.enum]).append(v.item())
     return proto
@@ -122,8 +126,11 @@ def tensor_proto_to_array(proto: Any, where: str = "tensor") -> np.ndarray:
         arr = np.frombuffer(proto.tensor_content, dtype=dtype).astype(dtype.newbyteorder("="))
     else:
         values = list(getattr(proto, _FIELD[proto.dtype]))
-        if proto.dtype == 19:
-            values = np.array(values, np.uint16).view(np.float16)
+        if proto.dtype in _BITS16:
+            values = np.array(values, np.uint16).view(dtype)
+        elif dtype.kind == "c":  # (real, imag) pairs
+            pairs = np.array(values, np.float64).reshape(-1, 2)
+            values = pairs[:, 0] + 1j * pairs[:, 1]
         if len(values) > count:
             raise errors.InvalidArgumentError(
                 None, None, f"{where}: {len(values)} values for a tensor of shape {dims}")

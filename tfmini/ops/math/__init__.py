@@ -2,6 +2,8 @@
 
 * ``elementwise``: the unary/binary op factories, arithmetic, comparisons, logical ops, AddN;
 * ``select``: Select, SelectV2 (``where``, ``where_v2``);
+* ``complex_ops``: Complex, Real, Imag, Angle, ComplexAbs, Conj (``complex``, ``real``,
+  ``imag``, ``angle``, ``conj``);
 * ``cast``: Cast (``cast``, ``to_float``, ...);
 * ``linalg_ops``: Qr, MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky,
   MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Svd, SelfAdjointEigV2 (``tm.linalg``);
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 from tfmini.ops.math import bitwise as _bitwise
 from tfmini.ops.math import cast_ops as _cast_ops
+from tfmini.ops.math import complex_ops as _complex_ops
 from tfmini.ops.math import composites as _composites
 from tfmini.ops.math import cumulative as _cumulative
 from tfmini.ops.math import einsum_ops as _einsum_ops
@@ -58,6 +61,7 @@ from tfmini.ops.math.bitwise import (  # noqa: F401,E402
 # Helpers for other families' gradients (not part of tm.*).
 from tfmini.ops.math.broadcasting import broadcast_gradient_args, reduce_gradient_args, unbroadcast  # noqa: F401,E501
 from tfmini.ops.math.cast_ops import *  # noqa: F403
+from tfmini.ops.math.complex_ops import *  # noqa: F403
 from tfmini.ops.math.composites import *  # noqa: F403
 from tfmini.ops.math.composites import (  # noqa: F401,E402
     logdet,
@@ -87,7 +91,7 @@ from tfmini.ops.math.vector_ops import *  # noqa: F403
 from tfmini.ops.math.vector_ops import multiply_no_nan  # noqa: F401,E402
 
 # Each part lists its public names; the front's list is derived from theirs.
-_PARTS = (_linalg_ops, _cast_ops, _elementwise, _matmul_ops, _reduction, _select, _operators,
-          _special, _bitwise, _cumulative, _segment_reduction, _einsum_ops, _composites,
-          _vector_ops)
+_PARTS = (_linalg_ops, _cast_ops, _complex_ops, _elementwise, _matmul_ops, _reduction, _select,
+          _operators, _special, _bitwise, _cumulative, _segment_reduction, _einsum_ops,
+          _composites, _vector_ops)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})

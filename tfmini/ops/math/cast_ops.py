@@ -29,6 +29,7 @@ _TRUNCATE = {
     (np.dtype(np.float64), np.dtype(np.float32)): (np.uint64, 29),
     (np.dtype(np.float64), np.dtype(np.float16)): (np.uint64, 42),
     (np.dtype(np.float32), np.dtype(np.float16)): (np.uint32, 13),
+    (np.dtype(np.float32), dtypes.bfloat16.np_dtype): (np.uint32, 16),
 }
 
 
@@ -66,6 +67,13 @@ def cast_kernel(x, *, SrcT, DstT, Truncate):  # noqa: N803  (TensorFlow's attr n
             f"Cast {dtypes.tf_type_name(SrcT)} to {dtypes.tf_type_name(DstT)} is not supported",
         )
     target = DstT.np_dtype
+    if SrcT.is_complex and not DstT.is_complex:
+        # TensorFlow's cast keeps the real part (tf.cast documents it) and converts it.
+        x, SrcT = np.real(x), SrcT.real_dtype
+        if DstT.is_bool:
+            return np.not_equal(x, 0)
+        if SrcT == DstT:
+            return np.ascontiguousarray(x)
     if SrcT.is_floating and DstT.is_integer:
         return _float_to_int(x, target)
     if Truncate and (x.dtype, target) in _TRUNCATE:
@@ -75,6 +83,8 @@ def cast_kernel(x, *, SrcT, DstT, Truncate):  # noqa: N803  (TensorFlow's attr n
         chopped = np.bitwise_and(src.view(bits), mask).view(src.dtype)
         x = np.where(np.isnan(src), src, chopped)  # keep NaN payloads NaN
     # float narrowing overflows to inf silently
+    if x.dtype == dtypes.bfloat16.np_dtype and target.kind == "c":
+        x = x.astype(np.float32)  # ml_dtypes casts to float, not straight to complex
     return np.asarray(x).astype(target)
 
 
@@ -124,6 +134,9 @@ def _cast_fn(dtype: DType, public_name: str, default_name: str):
 to_float = _cast_fn(dtypes.float32, "to_float", "ToFloat")
 to_int32 = _cast_fn(dtypes.int32, "to_int32", "ToInt32")
 to_int64 = _cast_fn(dtypes.int64, "to_int64", "ToInt64")
+to_bfloat16 = _cast_fn(dtypes.bfloat16, "to_bfloat16", "ToBFloat16")
+to_complex64 = _cast_fn(dtypes.complex64, "to_complex64", "ToComplex64")
+to_complex128 = _cast_fn(dtypes.complex128, "to_complex128", "ToComplex128")
 to_double = _cast_fn(dtypes.float64, "to_double", "ToDouble")
 
 
@@ -164,6 +177,9 @@ def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Output:
 
 __all__ = [
     "cast",
+    "to_bfloat16",
+    "to_complex64",
+    "to_complex128",
     "to_float",
     "to_int32",
     "saturate_cast",

@@ -32,9 +32,11 @@ from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import as_operand, build_output, operand_pair
 from tfmini.ops.common.kernel_util import invalid_argument, no_kernel
 from tfmini.ops.common.type_lists import (
-    FLOAT_TYPES,
+    FLOAT_COMPLEX_TYPES,
+    NUMBER_TYPES,
     NUMERIC_TYPES,
     REAL_TYPES,
+    SIGNED_COMPLEX_TYPES,
     SIGNED_TYPES,
 )
 from tfmini.ops.math.cast_ops import cast
@@ -112,8 +114,10 @@ def _div(x, y):
     return np.add(q, inexact & np.less(np.bitwise_xor(x, y), 0), dtype=q.dtype)
 
 
-def _floor_div(x, y):
+def _floor_div(x, y, *, node):
     """TF's ``FloorDiv``: ``floor(x / y)`` for floats (not NumPy's fmod-based ``//``)."""
+    if x.dtype.kind == "c":  # in the OpDef, but TensorFlow has no CPU kernel for it
+        raise no_kernel(node)
     if _is_int(x):
         _check_divisor(x, y)
         return np.floor_divide(x, y)
@@ -135,6 +139,14 @@ def _pow(x, y):
 
 def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
+
+
+def _sign(x):
+    """-1, 0 or 1 for real x; x / |x| (0 at 0) for complex x, as TensorFlow's Sign."""
+    if x.dtype.kind != "c":
+        return np.sign(x)
+    mag = np.abs(x)
+    return np.divide(x, mag, out=np.zeros_like(x), where=mag != 0)
 
 
 def _sigmoid(x):
@@ -161,15 +173,15 @@ def _concat(a, b) -> bytes:
     return a + (b.encode() if isinstance(b, str) else b)
 
 
-binary_op("Add", _add, f"{NUMERIC_TYPES}, string", doc="x + y (strings concatenate).")
-binary_op("AddV2", np.add, doc="x + y, elementwise with broadcasting.")
-binary_op("Sub", np.subtract, doc="x - y, elementwise with broadcasting.")
-binary_op("Mul", np.multiply, doc="x * y, elementwise with broadcasting.")
-binary_op("RealDiv", _real_div, doc="x / y for real types.")
-binary_op("Div", _div, doc="x / y; integers divide truncating toward zero.")
-binary_op("FloorDiv", _floor_div, doc="floor(x / y).")
+binary_op("Add", _add, f"{NUMBER_TYPES}, string", doc="x + y (strings concatenate).")
+binary_op("AddV2", np.add, NUMBER_TYPES, doc="x + y, elementwise with broadcasting.")
+binary_op("Sub", np.subtract, NUMBER_TYPES, doc="x - y, elementwise with broadcasting.")
+binary_op("Mul", np.multiply, NUMBER_TYPES, doc="x * y, elementwise with broadcasting.")
+binary_op("RealDiv", _real_div, NUMBER_TYPES, doc="x / y for real types.")
+binary_op("Div", _div, NUMBER_TYPES, doc="x / y; integers divide truncating toward zero.")
+binary_op("FloorDiv", _floor_div, NUMBER_TYPES, doc="floor(x / y).")
 binary_op("FloorMod", _floor_mod, REAL_TYPES, doc="x - floor(x / y) * y (sign of y).")
-binary_op("Pow", _pow, SIGNED_TYPES, doc="x ** y.")
+binary_op("Pow", _pow, SIGNED_COMPLEX_TYPES, doc="x ** y.")
 binary_op("Maximum", np.maximum, REAL_TYPES, doc="max(x, y), NaN propagating.")
 binary_op("Minimum", np.minimum, REAL_TYPES, doc="min(x, y), NaN propagating.")
 binary_op("Less", np.less, REAL_TYPES, doc="x < y.", out_type="bool")
@@ -220,19 +232,19 @@ register_op("LogicalNot", inputs=["x: bool"], outputs=["y: bool"],
 # ----------------------------------------------------------------------------------------
 # Elementwise unary ops
 
-unary_op("Neg", np.negative, SIGNED_TYPES, doc="-x.")
+unary_op("Neg", np.negative, SIGNED_COMPLEX_TYPES, doc="-x.")
 unary_op("Abs", np.absolute, SIGNED_TYPES, doc="|x|.")
-unary_op("Sign", np.sign, SIGNED_TYPES, doc="-1, 0 or 1 by the sign of x (NaN stays NaN).")
-unary_op("Square", np.square, NUMERIC_TYPES, doc="x * x.")
-unary_op("Sqrt", np.sqrt, FLOAT_TYPES, doc="sqrt(x); NaN for x < 0.")
-unary_op("Rsqrt", _rsqrt, FLOAT_TYPES, doc="1 / sqrt(x).")
-unary_op("Exp", np.exp, FLOAT_TYPES, doc="e ** x.")
-unary_op("Log", np.log, FLOAT_TYPES, doc="Natural logarithm; -inf at 0, NaN below.")
-unary_op("Log1p", np.log1p, FLOAT_TYPES, doc="log(1 + x).")
-unary_op("Sin", np.sin, FLOAT_TYPES, doc="sin(x).")
-unary_op("Cos", np.cos, FLOAT_TYPES, doc="cos(x).")
-unary_op("Tanh", np.tanh, FLOAT_TYPES, doc="tanh(x).")
-unary_op("Sigmoid", _sigmoid, FLOAT_TYPES, doc="1 / (1 + exp(-x)).")
+unary_op("Sign", _sign, SIGNED_COMPLEX_TYPES, doc="-1, 0 or 1 by the sign of x (NaN stays NaN).")
+unary_op("Square", np.square, NUMBER_TYPES, doc="x * x.")
+unary_op("Sqrt", np.sqrt, FLOAT_COMPLEX_TYPES, doc="sqrt(x); NaN for x < 0.")
+unary_op("Rsqrt", _rsqrt, FLOAT_COMPLEX_TYPES, doc="1 / sqrt(x).")
+unary_op("Exp", np.exp, FLOAT_COMPLEX_TYPES, doc="e ** x.")
+unary_op("Log", np.log, FLOAT_COMPLEX_TYPES, doc="Natural logarithm; -inf at 0, NaN below.")
+unary_op("Log1p", np.log1p, FLOAT_COMPLEX_TYPES, doc="log(1 + x).")
+unary_op("Sin", np.sin, FLOAT_COMPLEX_TYPES, doc="sin(x).")
+unary_op("Cos", np.cos, FLOAT_COMPLEX_TYPES, doc="cos(x).")
+unary_op("Tanh", np.tanh, FLOAT_COMPLEX_TYPES, doc="tanh(x).")
+unary_op("Sigmoid", _sigmoid, FLOAT_COMPLEX_TYPES, doc="1 / (1 + exp(-x)).")
 
 
 # ----------------------------------------------------------------------------------------
@@ -254,7 +266,7 @@ def _add_n_shape(ic) -> list[TensorShape]:
     "AddN",
     inputs=["inputs: N * T"],
     outputs=["sum: T"],
-    attrs=["N: int >= 1", f"T: {{{NUMERIC_TYPES}}}"],
+    attrs=["N: int >= 1", f"T: {{{NUMBER_TYPES}}}"],
     shape_fn=_add_n_shape,
 )
 def add_n_kernel(inputs):
@@ -335,8 +347,46 @@ logical_and = _binary_fn("LogicalAnd", "logical_and", "x AND y for bool tensors"
 logical_or = _binary_fn("LogicalOr", "logical_or", "x OR y for bool tensors")
 
 negative = _unary_fn("Neg", "negative", "-x")
-abs = _unary_fn("Abs", "abs", "|x|")  # noqa: A001  (tf.abs)
-sign = _unary_fn("Sign", "sign", "The sign of x (-1, 0, 1)")
+
+
+def abs(x: Any, name: str | None = None) -> Output:  # noqa: A001  (tf.abs)
+    """|x| (op ``Abs``); for a complex x, ``ComplexAbs`` of the real type, as TensorFlow.
+
+    Args:
+        x: A tensor or literal.
+        name: Optional op name.
+
+    Returns:
+        A tensor of x's shape; of x's dtype, or its real type for complex x.
+    """
+    x = as_operand(x)
+    if x.dtype.is_complex:
+        return build_output("ComplexAbs", [x], {"Tout": x.dtype.real_dtype}, name=name or "Abs")
+    return build_output("Abs", [x], name=name)
+
+
+
+
+def sign(x: Any, name: str | None = None) -> Output:
+    """The sign of x: -1, 0 or 1 (op ``Sign``); for complex x, ``x / |x|`` (0 at 0).
+
+    As TensorFlow's ``tf.math.sign``, a complex x is built as
+    ``div_no_nan(x, cast(complex_abs(x), x.dtype))`` so that it has a gradient.
+
+    Args:
+        x: A tensor or literal.
+        name: Optional op name.
+
+    Returns:
+        A tensor of x's shape and dtype.
+    """
+    x = as_operand(x)
+    if x.dtype.is_complex:
+        mag = build_output("ComplexAbs", [x], {"Tout": x.dtype.real_dtype})
+        return build_output("DivNoNan", [x, cast(mag, x.dtype)], name=name)
+    return build_output("Sign", [x], name=name)
+
+
 square = _unary_fn("Square", "square", "x * x")
 sqrt = _unary_fn("Sqrt", "sqrt", "Square root (NaN below 0)")
 rsqrt = _unary_fn("Rsqrt", "rsqrt", "1 / sqrt(x)")

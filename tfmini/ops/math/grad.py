@@ -81,11 +81,15 @@ def _reduced_shape(x: Output, axes: Output) -> Any:
 
 
 def _differentiable(op) -> bool:
-    return op.outputs[0].dtype.is_floating
+    dt = op.outputs[0].dtype
+    return dt.is_floating or dt.is_complex
+
+
+_conj = math_ops.conj  # TensorFlow's conventions: complex gradients are conjugated; no-op on reals
 
 
 def _register(op_type: str):
-    """``RegisterGradient`` whose function only runs for floating outputs.
+    """``RegisterGradient`` whose function only runs for floating or complex outputs.
 
     TensorFlow never reaches an op with integer outputs (its traversal stops at tensors that
     cannot carry a gradient); tfmini's ``gradients`` may call the function and drops the
@@ -241,7 +245,7 @@ def _prod_grad(op, grad):
     non_zero_prod = math_ops.reduce_prod(non_zero_x, axes, keepdims=True)
     at_zero = math_ops.where_v2(math_ops.greater(num_zeros, np.int32(1)), zero, non_zero_prod)
     others = math_ops.where_v2(is_zero, at_zero, math_ops.realdiv(y, non_zero_x))
-    return grad * others, None
+    return grad * _conj(others), None
 
 
 # ----------------------------------------------------------------------------------------
@@ -270,7 +274,7 @@ def _sign_grad(op, grad):
 @_register("Square")
 def _square_grad(op, grad):
     """grad * (2 x)."""
-    x = op.inputs[0]
+    x = _conj(op.inputs[0])
     return math_ops.multiply(grad, math_ops.multiply(x, _const_like(2.0, x)))
 
 
@@ -283,16 +287,16 @@ def _zero_where_no_grad(grad, value):
 
 @_register("Sqrt")
 def _sqrt_grad(op, grad):
-    """TensorFlow's SqrtGrad(y, dy): 0.5 * dy / y (0 where dy is 0)."""
-    y = op.outputs[0]
+    """TensorFlow's SqrtGrad(y, dy): 0.5 * dy / conj(y) (0 where dy is 0)."""
+    y = _conj(op.outputs[0])
     value = math_ops.realdiv(math_ops.multiply(_const_like(0.5, y), grad), y)
     return _zero_where_no_grad(grad, value)
 
 
 @_register("Rsqrt")
 def _rsqrt_grad(op, grad):
-    """TensorFlow's RsqrtGrad(y, dy): -0.5 * dy * y^3 (0 where dy is 0)."""
-    y = op.outputs[0]
+    """TensorFlow's RsqrtGrad(y, dy): -0.5 * dy * conj(y)^3 (0 where dy is 0)."""
+    y = _conj(op.outputs[0])
     value = math_ops.multiply(
         math_ops.multiply(_const_like(-0.5, y), math_ops.multiply(grad, y)),
         math_ops.multiply(y, y))
@@ -301,8 +305,8 @@ def _rsqrt_grad(op, grad):
 
 @_register("Exp")
 def _exp_grad(op, grad):
-    """grad * exp(x), reusing the op's output."""
-    return grad * op.outputs[0]
+    """grad * conj(exp(x)), reusing the op's output."""
+    return grad * _conj(op.outputs[0])
 
 
 def _reciprocal(x):
@@ -312,40 +316,40 @@ def _reciprocal(x):
 
 @_register("Log")
 def _log_grad(op, grad):
-    """grad * (1 / x)."""
-    return grad * _reciprocal(op.inputs[0])
+    """grad * (1 / conj(x))."""
+    return grad * _reciprocal(_conj(op.inputs[0]))
 
 
 @_register("Log1p")
 def _log1p_grad(op, grad):
-    """grad * (1 / (1 + x))."""
-    x = op.inputs[0]
+    """grad * (1 / (1 + conj(x)))."""
+    x = _conj(op.inputs[0])
     return grad * _reciprocal(_const_like(1, x) + x)
 
 
 @_register("Sin")
 def _sin_grad(op, grad):
-    """grad * cos(x)."""
-    return grad * math_ops.cos(op.inputs[0])
+    """grad * cos(conj(x))."""
+    return grad * math_ops.cos(_conj(op.inputs[0]))
 
 
 @_register("Cos")
 def _cos_grad(op, grad):
-    """-grad * sin(x)."""
-    return -grad * math_ops.sin(op.inputs[0])
+    """-grad * sin(conj(x))."""
+    return -grad * math_ops.sin(_conj(op.inputs[0]))
 
 
 @_register("Tanh")
 def _tanh_grad(op, grad):
-    """TensorFlow's TanhGrad(y, dy): dy * (1 - y * y)."""
-    y = op.outputs[0]
+    """TensorFlow's TanhGrad(conj(y), dy): dy * (1 - y * y)."""
+    y = _conj(op.outputs[0])
     return math_ops.multiply(grad, math_ops.subtract(_const_like(1, y), math_ops.multiply(y, y)))
 
 
 @_register("Sigmoid")
 def _sigmoid_grad(op, grad):
-    """TensorFlow's SigmoidGrad(y, dy): dy * y * (1 - y)."""
-    y = op.outputs[0]
+    """TensorFlow's SigmoidGrad(conj(y), dy): dy * y * (1 - y)."""
+    y = _conj(op.outputs[0])
     return math_ops.multiply(math_ops.multiply(grad, y),
                              math_ops.subtract(_const_like(1, y), y))
 
@@ -383,31 +387,33 @@ def _sub_grad(op, grad):
 
 @_register("Mul")
 def _mul_grad(op, grad):
-    """grad * y and x * grad, each un-broadcast."""
+    """grad * conj(y) and conj(x) * grad, each un-broadcast."""
     x, y = op.inputs
     if (isinstance(grad, Output) and _fully_defined_equal(x, y, grad)
             and grad.dtype.name in ("int32", "float32")):
         return _build("Mul", [grad, y]), _build("Mul", [grad, x])
-    gx = _build("Mul", [grad, y])
-    gy = _build("Mul", [x, grad])
+    gx = _build("Mul", [grad, _conj(y)])
+    gy = _build("Mul", [_conj(x), grad])
     return reduce_gradient_args(x, y, gx, gy)
 
 
 @_register("Div")
 def _div_grad(op, grad):
-    """grad / y and grad * (-x / y / y), each un-broadcast."""
+    """grad / conj(y) and grad * (-conj(x) / conj(y) / conj(y)), each un-broadcast."""
     x, y = op.inputs
-    gx = math_ops.divide(grad, y)
-    gy = grad * math_ops.divide(math_ops.divide(-x, y), y)
+    cx, cy = _conj(x), _conj(y)
+    gx = math_ops.divide(grad, cy)
+    gy = grad * math_ops.divide(math_ops.divide(-cx, cy), cy)
     return reduce_gradient_args(x, y, gx, gy)
 
 
 @_register("RealDiv")
 def _real_div_grad(op, grad):
-    """grad / y and grad * (-x / y / y), each un-broadcast."""
+    """grad / conj(y) and grad * (-conj(x) / conj(y) / conj(y)), each un-broadcast."""
     x, y = op.inputs
-    gx = math_ops.realdiv(grad, y)
-    gy = grad * math_ops.realdiv(math_ops.realdiv(-x, y), y)
+    cx, cy = _conj(x), _conj(y)
+    gx = math_ops.realdiv(grad, cy)
+    gy = grad * math_ops.realdiv(math_ops.realdiv(-cx, cy), cy)
     return reduce_gradient_args(x, y, gx, gy)
 
 
@@ -429,12 +435,15 @@ def _pow_grad(op, grad):
     real log, and TensorFlow gives 0 there too.
     """
     x, y = op.inputs
-    z = op.outputs[0]
-    gx = grad * y * math_ops.pow(x, y - _const_like(1, y))
-    mask = math_ops.greater(x, _const_like(0, x))
-    safe_x = math_ops.where(mask, x, array_ops.ones_like(x))
+    cx, cy = _conj(x), _conj(y)
+    gx = grad * cy * math_ops.pow(cx, cy - _const_like(1, y))
+    if x.dtype.is_complex:  # a negative real part is fine for the complex log
+        mask = math_ops.not_equal(cx, _const_like(0, x))
+    else:
+        mask = math_ops.greater(cx, _const_like(0, x))
+    safe_x = math_ops.where(mask, cx, array_ops.ones_like(x))
     log_x = math_ops.where(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
-    gy = grad * z * log_x
+    gy = grad * _conj(op.outputs[0]) * log_x
     return reduce_gradient_args(x, y, gx, gy)
 
 
@@ -487,16 +496,66 @@ def _select_v2_grad(op, grad):
 
 @RegisterGradient("Cast")
 def _cast_grad(op, grad):
-    """The gradient cast back to the source type, between floating types only."""
+    """The gradient cast back to the source type, between floating and complex types only."""
     src_type = op.inputs[0].dtype
     dst_type = grad.dtype
-    if not (src_type.is_floating and dst_type.is_floating):
+    if not ((src_type.is_floating or src_type.is_complex)
+            and (dst_type.is_floating or dst_type.is_complex)):
         return None
     if isinstance(grad, IndexedSlices):
         # TensorFlow's cast keeps a sparse gradient sparse: only the values change type.
         return IndexedSlices(math_ops.cast(grad.values, src_type), grad.indices,
                              grad.dense_shape)
     return math_ops.cast(grad, src_type)
+
+
+# ----------------------------------------------------------------------------------------
+# Complex parts
+
+
+@_register("Complex")
+def _complex_grad(op, grad):
+    """real(grad) and imag(grad), each un-broadcast."""
+    x, y = op.inputs
+    return reduce_gradient_args(x, y, math_ops.real(grad), math_ops.imag(grad))
+
+
+@RegisterGradient("Real")
+def _real_grad(op, grad):
+    """complex(grad, 0)."""
+    del op
+    return math_ops.complex(grad, _const_like(0, grad))
+
+
+@RegisterGradient("Imag")
+def _imag_grad(op, grad):
+    """complex(0, grad)."""
+    del op
+    return math_ops.complex(_const_like(0, grad), grad)
+
+
+@RegisterGradient("Angle")
+def _angle_grad(op, grad):
+    """-complex(grad, 0) / complex(imag(x), real(x))."""
+    x = op.inputs[0]
+    z = _reciprocal(math_ops.complex(math_ops.imag(x), math_ops.real(x)))
+    return -math_ops.complex(grad, _const_like(0, grad)) * z
+
+
+@RegisterGradient("Conj")
+def _conj_grad(op, grad):
+    """conj(grad)."""
+    del op
+    return math_ops.conj(grad)
+
+
+@RegisterGradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    """div_no_nan(complex(grad, 0) * x, complex(|x|, 0))."""
+    y = op.outputs[0]
+    return math_ops.div_no_nan(
+        math_ops.complex(grad, array_ops.zeros_like(grad)) * op.inputs[0],
+        math_ops.complex(y, array_ops.zeros_like(y)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -512,7 +571,7 @@ def _mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fa
 def _mat_mul_grad(op, grad):
     """The products of grad with the other operand, for each transpose combination."""
     t_a, t_b = op.attrs["transpose_a"], op.attrs["transpose_b"]
-    a, b = op.inputs
+    a, b = _conj(op.inputs[0]), _conj(op.inputs[1])
     if not t_a and not t_b:
         grad_a = _mat_mul(grad, b, transpose_b=True, grad_a=True)
         grad_b = _mat_mul(a, grad, transpose_a=True, grad_b=True)

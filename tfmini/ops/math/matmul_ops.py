@@ -18,11 +18,13 @@ from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import build_output, operand_pair
 from tfmini.ops.common.kernel_util import invalid_argument, no_kernel
-from tfmini.ops.math.elementwise import FLOAT_TYPES
+from tfmini.ops.common.type_lists import COMPLEX_TYPES, FLOAT_TYPES
+from tfmini.ops.math.complex_ops import conj
 
 # TensorFlow's allowed-type lists for the products, cut to the dtypes tfmini has.
-MATMUL_TYPES = f"{FLOAT_TYPES}, int32, int64, uint8"
-BATCH_MATMUL_TYPES = f"{FLOAT_TYPES}, int16, int32, int64, uint8"
+MATMUL_TYPES = f"{FLOAT_TYPES}, int32, int64, uint8, {COMPLEX_TYPES}"
+BATCH_MATMUL_TYPES = f"{FLOAT_TYPES}, int16, int32, int64, uint8, {COMPLEX_TYPES}"
+_NARROW_FLOATS = (np.dtype(np.float16), np.dtype("bfloat16"))
 
 
 # ----------------------------------------------------------------------------------------
@@ -40,8 +42,8 @@ def _mat_mul_shape(ic) -> list[TensorShape]:
 
 
 def _matmul(a, b):
-    if a.dtype == np.float16:  # accumulate in float, as TensorFlow's half kernels do
-        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    if a.dtype in _NARROW_FLOATS:  # accumulate in float, as TensorFlow's half kernels do
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
     return np.matmul(a, b)
 
 
@@ -106,8 +108,9 @@ def batch_mat_mul_v2_kernel(x, y, *, adj_x, adj_y, node):
             "In[0] and In[1] must have compatible batch dimensions: "
             f"{dims_str(x.shape)} vs. {dims_str(y.shape)}",
         ) from None
-    a = np.swapaxes(x, -1, -2) if adj_x else x
-    b = np.swapaxes(y, -1, -2) if adj_y else y
+    # The adjoint: the conjugate transpose (the plain transpose for real types).
+    a = np.conj(np.swapaxes(x, -1, -2)) if adj_x else x
+    b = np.conj(np.swapaxes(y, -1, -2)) if adj_y else y
     if a.shape[-1] != b.shape[-2]:
         raise invalid_argument(
             f"Matrix size-incompatible: In[0]: {dims_str(x.shape)}, In[1]: {dims_str(y.shape)}",
@@ -133,8 +136,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         b: A tensor of a's dtype (a literal takes a's dtype).
         transpose_a: Transpose a's last two dimensions first.
         transpose_b: Transpose b's last two dimensions first.
-        adjoint_a: Same as transpose_a for real types.
-        adjoint_b: Same as transpose_b for real types.
+        adjoint_a: Conjugate-transpose a (the transpose for real types).
+        adjoint_b: Conjugate-transpose b.
         a_is_sparse: Ignored (a hint in TensorFlow).
         b_is_sparse: Ignored.
         name: Optional op name.
@@ -159,12 +162,19 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
             f"`transpose_b`={transpose_b}, `adjoint_b`={adjoint_b}."
         )
     a, b = operand_pair(a, b)
-    ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
     ra, rb = a.shape.rank, b.shape.rank
+    # As TensorFlow: BatchMatMulV2 only has adjoints, MatMul only transposes; for complex
+    # operands the difference is a Conj (for real ones conj is no op).
     if ra is None or rb is None or ra > 2 or rb > 2:
-        return build_output("BatchMatMulV2", [a, b], {"adj_x": ta, "adj_y": tb},
-                      name=name or "MatMul")
-    return build_output("MatMul", [a, b], {"transpose_a": ta, "transpose_b": tb}, name=name)
+        a = conj(a) if transpose_a else a
+        b = conj(b) if transpose_b else b
+        return build_output("BatchMatMulV2", [a, b],
+                            {"adj_x": transpose_a or adjoint_a, "adj_y": transpose_b or adjoint_b},
+                            name=name or "MatMul")
+    a = conj(a) if adjoint_a else a
+    b = conj(b) if adjoint_b else b
+    return build_output("MatMul", [a, b], {"transpose_a": transpose_a or adjoint_a,
+                                           "transpose_b": transpose_b or adjoint_b}, name=name)
 
 
 __all__ = [

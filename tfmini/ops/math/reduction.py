@@ -21,6 +21,7 @@ from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import as_operand, build_output
 from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.common.type_lists import NUMBER_TYPES
 from tfmini.ops.math.elementwise import NUMERIC_TYPES, REAL_TYPES
 
 # ArgMax/ArgMin also take bool (TensorFlow's allowed types, cut to tfmini's dtypes).
@@ -73,23 +74,27 @@ def _reduction_axes(x, axes) -> tuple[int, ...]:
     return tuple(out)
 
 
+_NARROW_FLOATS = (np.dtype(np.float16), dtypes.bfloat16.np_dtype)
+
+
 def _accumulator(dt: np.dtype) -> np.dtype:
-    # Half sums accumulate in float (and round once); other types in their own type, which
-    # wraps on integer overflow as TensorFlow's kernels do (NumPy would widen small ints).
-    return np.dtype(np.float32) if dt == np.float16 else dt
+    # Half and bfloat16 sums accumulate in float (and round once); other types in their own
+    # type, which wraps on integer overflow as TensorFlow's kernels do (NumPy would widen
+    # small ints).
+    return np.dtype(np.float32) if dt in _NARROW_FLOATS else dt
 
 
-def _round_half(x):
+def _round_half(x, dt=np.float16):
     with np.errstate(over="ignore"):  # a float sum beyond half's range is inf, silently
-        return np.asarray(x).astype(np.float16)
+        return np.asarray(x).astype(dt)
 
 
-def _reduction(op_type: str, doc: str):
+def _reduction(op_type: str, doc: str, types: str = REAL_TYPES):
     return register_op(
         op_type,
         inputs=["input: T", "reduction_indices: Tidx"],
         outputs=["output: T"],
-        attrs=["keep_dims: bool = false", f"T: {{{REAL_TYPES}}}", "Tidx: {int32, int64} = int32"],
+        attrs=["keep_dims: bool = false", f"T: {{{types}}}", "Tidx: {int32, int64} = int32"],
         shape_fn=_reduction_shape,
         api_names={"reduction_indices": "axis"},
         doc=doc,
@@ -103,17 +108,19 @@ def _accumulating_reduction(np_reduce: Callable) -> Callable:
         axes = _reduction_axes(input, reduction_indices)
         acc = _accumulator(input.dtype)
         out = np_reduce(input, axis=axes, dtype=acc, keepdims=keep_dims)
-        return out if acc == input.dtype else _round_half(out)
+        return out if acc == input.dtype else _round_half(out, input.dtype)
 
     kernel.__name__ = f"{np_reduce.__name__}_kernel"
     return kernel
 
 
-_reduction("Sum", "Sum over the given axes.")(_accumulating_reduction(np.sum))
-_reduction("Prod", "Product over the given axes.")(_accumulating_reduction(np.prod))
+_reduction("Sum", "Sum over the given axes.", NUMBER_TYPES)(_accumulating_reduction(np.sum))
+_reduction("Prod", "Product over the given axes.", NUMBER_TYPES)(
+    _accumulating_reduction(np.prod))
 
 
-@_reduction("Mean", "Mean over the given axes; integer means truncate toward zero.")
+@_reduction("Mean", "Mean over the given axes; integer means truncate toward zero.",
+            NUMBER_TYPES)
 def mean_kernel(input, reduction_indices, *, keep_dims):  # noqa: A002
     """Mean over the given axes; integer means truncate toward zero."""
     axes = _reduction_axes(input, reduction_indices)
@@ -131,7 +138,7 @@ def mean_kernel(input, reduction_indices, *, keep_dims):  # noqa: A002
         q = np.add(q, np.not_equal(np.multiply(q, n), s) & np.less(s, 0))
         return np.asarray(q).astype(dt)
     s = np.sum(input, axis=axes, dtype=_accumulator(dt), keepdims=keep_dims)
-    s = _round_half(s) if dt == np.float16 else s
+    s = _round_half(s, dt) if dt in _NARROW_FLOATS else s
     if n == 0:
         return np.full_like(s, np.nan)
     return np.true_divide(s, n, dtype=dt)

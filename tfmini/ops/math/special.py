@@ -20,7 +20,7 @@ from tfmini.core.registry import register_op
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import as_operand, build_output, operand_pair
 from tfmini.ops.common.kernel_util import invalid_argument
-from tfmini.ops.common.type_lists import FLOAT_TYPES
+from tfmini.ops.common.type_lists import COMPLEX_TYPES, FLOAT_TYPES
 from tfmini.ops.math.elementwise import binary_op, unary_op
 
 _SIGNED_INT = "int8, int16, int32, int64"
@@ -225,8 +225,10 @@ unary_op("Floor", np.floor, FLOAT_TYPES, doc="Largest integer <= x.")
 unary_op("Ceil", np.ceil, FLOAT_TYPES, doc="Smallest integer >= x.")
 unary_op("Round", _round, f"{FLOAT_TYPES}, {_SIGNED_INT}", doc="Round half to even.")
 unary_op("Rint", np.rint, FLOAT_TYPES, doc="Nearest integer, half to even.")
-unary_op("Reciprocal", _reciprocal, f"{FLOAT_TYPES}, {_SIGNED_INT}", doc="1 / x.")
-unary_op("Inv", _reciprocal, f"{FLOAT_TYPES}, {_SIGNED_INT}", doc="1 / x (old name).")
+unary_op("Reciprocal", _reciprocal, f"{FLOAT_TYPES}, {_SIGNED_INT}, {COMPLEX_TYPES}",
+         doc="1 / x.")
+unary_op("Inv", _reciprocal, f"{FLOAT_TYPES}, {_SIGNED_INT}, {COMPLEX_TYPES}",
+         doc="1 / x (old name).")
 unary_op("Expm1", np.expm1, FLOAT_TYPES, doc="exp(x) - 1.")
 unary_op("Tan", np.tan, FLOAT_TYPES, doc="Tangent.")
 unary_op("Asin", np.arcsin, FLOAT_TYPES, doc="Inverse sine.")
@@ -241,7 +243,8 @@ unary_op("Atanh", np.arctanh, FLOAT_TYPES, doc="Inverse hyperbolic tangent.")
 register_op("Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[f"T: {{{FLOAT_TYPES}}}"],
             shape_fn=shape_fns.broadcast_binary,
             doc="atan(y / x) in the quadrant of (x, y).")(np.arctan2)
-binary_op("SquaredDifference", _squared_difference, f"{FLOAT_TYPES}, int32, int64",
+binary_op("SquaredDifference", _squared_difference,
+          f"{FLOAT_TYPES}, int32, int64, {COMPLEX_TYPES}",
           doc="(x - y)^2.")
 binary_op("Xlogy", _xlogy, FLOAT_TYPES, doc="x * log(y), 0 where x == 0.")
 binary_op("Xlog1py", _xlog1py, FLOAT_TYPES, doc="x * log1p(y), 0 where x == 0.")
@@ -250,7 +253,8 @@ binary_op("TruncateDiv", _truncate_div, f"{FLOAT_TYPES}, uint8, int8, int16, int
           doc="x / y rounded toward zero.")
 binary_op("TruncateMod", _truncate_mod, f"int32, int64, {FLOAT_TYPES}",
           doc="Remainder of truncating division (C's fmod).")
-binary_op("DivNoNan", _div_no_nan, FLOAT_TYPES, doc="x / y, 0 where y == 0.")
+binary_op("DivNoNan", _div_no_nan, f"{FLOAT_TYPES}, {COMPLEX_TYPES}",
+          doc="x / y, 0 where y == 0.")
 register_op("Zeta", inputs=["x: T", "q: T"], outputs=["z: T"], attrs=["T: {float, double}"],
             shape_fn=shape_fns.broadcast_binary,
             doc="Hurwitz zeta(x, q).")(_binary_in_double(_zeta))

@@ -35,11 +35,12 @@ def _c(value: float, like: Output) -> Output:
 
 
 def _floating(op_type: str):
-    """RegisterGradient for a float op; integer outputs get no gradient (as TF's traversal)."""
+    """RegisterGradient for a float (or complex) op; integer outputs get no gradient (as TF's
+    traversal)."""
 
     def decorator(fn):
         def grad_fn(op, *grads):
-            if not op.outputs[0].dtype.is_floating:
+            if not (op.outputs[0].dtype.is_floating or op.outputs[0].dtype.is_complex):
                 return [None] * len(op.inputs)
             return fn(op, *[convert_to_tensor(g) if g is not None else g for g in grads])
 
@@ -79,8 +80,9 @@ _unary("Ndtri", lambda x, y: _o("Mul", [_c(math.sqrt(2 * math.pi), x),
                                                               _o("Square", [y])])])]))
 _unary("Lgamma", lambda x, y: _o("Digamma", [x]))
 _unary("Digamma", lambda x, y: _o("Polygamma", [_c(1, x), x]))
-_unary("Reciprocal", lambda x, y: _o("Neg", [_o("Square", [y])]))
-_unary("Inv", lambda x, y: _o("Neg", [_o("Square", [y])]))
+# -conj(y)^2: TensorFlow's ReciprocalGrad conjugates for complex (conj is no op on reals).
+_unary("Reciprocal", lambda x, y: _o("Neg", [_o("Square", [math_ops.conj(y)])]))
+_unary("Inv", lambda x, y: _o("Neg", [_o("Square", [math_ops.conj(y)])]))
 _unary("Expm1", lambda x, y: _o("Exp", [x]))
 _unary("Tan", lambda x, y: _o("Square", [_o("Reciprocal", [_o("Cos", [x])])]))
 _unary("Asin", lambda x, y: _o("Rsqrt", [_o("Sub", [_c(1, x), _o("Square", [x])])]))
@@ -145,7 +147,7 @@ def _xdivy_grad(op, grad):
 
 @_floating("DivNoNan")
 def _div_no_nan_grad(op, grad):
-    x, y = op.inputs
+    x, y = math_ops.conj(op.inputs[0]), math_ops.conj(op.inputs[1])  # as TensorFlow
     gx = _o("DivNoNan", [grad, y])
     gy = _o("Mul", [grad, _o("DivNoNan", [_o("DivNoNan", [_o("Neg", [x]), y]), y])])
     return _binary_result(op, gx, gy)

@@ -33,7 +33,7 @@ from tfmini.ops.common.resources import (
     lookup_resource,
     resource_manager_of,
 )
-from tfmini.ops.common.type_lists import INDEX_TYPES, NUMERIC_TYPES
+from tfmini.ops.common.type_lists import INDEX_TYPES, NUMBER_TYPES, NUMERIC_TYPES
 from tfmini.ops.variables.variable_resource import (
     VariableResource,
     check_value_dtype,
@@ -43,8 +43,9 @@ from tfmini.ops.variables.variable_resource import (
     not_a_variable,
 )
 
-# TensorFlow's kernels for the arithmetic updates exist for the real numeric types only.
-_NUMERIC = frozenset(as_dtype(t.strip()) for t in NUMERIC_TYPES.split(","))
+# TensorFlow's kernels for the arithmetic updates exist for the numeric types (real and
+# complex; checked with TensorFlow 2.21: complex64 and bfloat16 assign_add run).
+_NUMERIC = frozenset(as_dtype(t.strip()) for t in NUMBER_TYPES.split(","))
 
 
 # ----------------------------------------------------------------------------------------
@@ -204,11 +205,11 @@ def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
 
 
 def check_numeric(op_type: str, dtype: DType) -> None:
-    """TensorFlow registers the arithmetic updates for the real numeric types only."""
+    """TensorFlow registers the arithmetic updates for the numeric types only."""
     if dtype not in _NUMERIC:
         raise invalid_argument(
             f"No OpKernel was registered to support Op '{op_type}' with dtype "
-            f"{tf_type_name(dtype)}; allowed: {NUMERIC_TYPES}",
+            f"{tf_type_name(dtype)}; allowed: {NUMBER_TYPES}",
         )
 
 
