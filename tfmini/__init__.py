@@ -76,6 +76,7 @@ from tfmini.core.shapes import TensorShape
 # The TF1-style functions: each family's front lists its public names in __all__.
 from tfmini.ops.array import *  # noqa: E402,F401,F403
 from tfmini.ops.control_flow import *  # noqa: E402,F401,F403
+from tfmini.ops.check_ops import *  # noqa: E402,F401,F403
 from tfmini.ops.math import *  # noqa: E402,F401,F403
 from tfmini.ops.nn import (  # noqa: E402  (TensorFlow's clipping functions are top level)
     clip_by_global_norm,

@@ -15,6 +15,7 @@ from tfmini.core.wrappers import OpWrapper, op_class
 # none). No front imports a grad module, so the families' fronts import each other one way.
 from tfmini.ops import array, math, nn, control_flow, variables  # noqa: F401,E402
 from tfmini.ops import data_flow, random, tpu_embedding, io  # noqa: F401,E402
+from tfmini.ops import check_ops  # noqa: F401,E402  (registers no op; builds on Assert)
 from tfmini.ops import data  # noqa: F401,E402  (after random: shuffle uses its Philox stream)
 from tfmini.ops.array import grad as _array_grad  # noqa: F401,E402
 from tfmini.ops.array import layout_grad as _array_layout_grad  # noqa: F401,E402
