@@ -48,7 +48,7 @@ OPS = (
     "ScatterNdNonAliasingAdd UniqueWithCounts ListDiff Bincount DenseBincount "
     "HistogramFixedWidth EnsureShape SpaceToBatchND BatchToSpaceND SpaceToBatch "
     "BatchToSpace SpaceToDepth DepthToSpace BroadcastArgs All Any EuclideanNorm IsFinite IsNan "
-    "IsInf Cumsum Cumprod "
+    "IsInf Cumsum Cumprod Igamma Igammac IgammaGradA Betainc "
     "CumulativeLogsumexp SegmentSum SegmentMean SegmentMax SegmentMin SegmentProd "
     "UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd Einsum Erf Erfc Lgamma Digamma "
     "Floor Ceil Round Rint Reciprocal Inv Expm1 Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh "

@@ -7,6 +7,7 @@
   MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Svd, SelfAdjointEigV2 (``tm.linalg``);
 * ``special``: rounding, trigonometric, special functions, Xlogy/Xdivy, TruncateDiv/Mod,
   IsFinite/IsNan/IsInf;
+* ``incomplete``: Igamma, Igammac, IgammaGradA, Betainc (incomplete gamma and beta);
 * ``bitwise``: BitwiseAnd/Or/Xor, Invert, Left/RightShift, PopulationCount (``tm.bitwise``);
 * ``cumulative``: Cumsum, Cumprod, CumulativeLogsumexp;
 * ``segment_reduction``: Segment* and UnsortedSegmentMax/Min/Prod;
@@ -34,6 +35,7 @@ from tfmini.ops.math import composites as _composites
 from tfmini.ops.math import cumulative as _cumulative
 from tfmini.ops.math import einsum_ops as _einsum_ops
 from tfmini.ops.math import elementwise as _elementwise
+from tfmini.ops.math import incomplete as _incomplete
 from tfmini.ops.math import linalg_ops as _linalg_ops
 from tfmini.ops.math import matmul_ops as _matmul_ops
 from tfmini.ops.math import operators as _operators
@@ -74,6 +76,7 @@ from tfmini.ops.math.cumulative import *  # noqa: F403
 from tfmini.ops.math.cumulative import cumulative_logsumexp  # noqa: F401,E402
 from tfmini.ops.math.einsum_ops import *  # noqa: F403
 from tfmini.ops.math.elementwise import *  # noqa: F403
+from tfmini.ops.math.incomplete import *  # noqa: F403
 from tfmini.ops.math.linalg_ops import *  # noqa: F403
 from tfmini.ops.math.linalg_ops import slogdet  # noqa: F401,E402
 from tfmini.ops.math.matmul_ops import *  # noqa: F403
@@ -89,5 +92,5 @@ from tfmini.ops.math.vector_ops import multiply_no_nan  # noqa: F401,E402
 # Each part lists its public names; the front's list is derived from theirs.
 _PARTS = (_linalg_ops, _cast_ops, _elementwise, _matmul_ops, _reduction, _select, _operators,
           _special, _bitwise, _cumulative, _segment_reduction, _einsum_ops, _composites,
-          _vector_ops)
+          _vector_ops, _incomplete)
 __all__ = sorted({name for part in _PARTS for name in part.__all__})
