@@ -122,7 +122,7 @@ def test_static_failure_points_at_the_callers_line():
 
 
 def test_namespaces():
-    for name in check_cases.__doc__ and ["assert_equal", "assert_rank_in", "assert_scalar",
-                                         "assert_proper_iterable", "is_non_decreasing"]:
+    for name in ["assert_equal", "assert_rank_in", "assert_scalar", "assert_proper_iterable",
+                 "is_non_decreasing"]:
         assert getattr(tm, name) is getattr(tm.debugging, name)
     assert tm.debugging.Assert is tm.Assert
