@@ -80,6 +80,7 @@ UNCHECKED_INPUTS = {
     "MatrixSolveLs": {2: "l2_regularizer gets no gradient in TensorFlow"},
     "Zeta": {0: "the exponent x gets no gradient in TensorFlow"},
     "Polygamma": {0: "the order a gets no gradient in TensorFlow"},
+    "Betainc": {0: "a gets no gradient in TensorFlow", 1: "b gets no gradient in TensorFlow"},
 }
 
 # Samples used instead of the contract sample, with why.

@@ -249,3 +249,9 @@ def test_the_cycle_finder_sees_a_cycle(tmp_path):
     assert find_cycle(graph) == ["tfmini.ops.a", "tfmini.ops.b", "tfmini.ops.c", "tfmini.ops.a"]
     graph["tfmini.ops.c"].clear()
     assert find_cycle(graph) is None
+
+
+def test_ops_top_level_stays_small():
+    # Issue 9: families are packages; ops/ holds at most 12 entries (families, common, front).
+    entries = sorted(p.name for p in (PACKAGE / "ops").iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 12, f"tfmini/ops has {len(entries)} entries: {entries}"

@@ -6,12 +6,16 @@ Run with a Python that has TensorFlow (tfmini itself never imports it)::
 
 The graphs are built with ``tf.compat.v1`` in graph mode (control flow v2: If/While ops) and
 run in a Session; tests/ops/test_control_flow.py builds the same graphs with tfmini. Keys are
-``<case>/<name>``: the fed inputs and the fetched results.
+``<case>/<name>``: the fed inputs and the fetched results. Keys ``check/<case>`` hold the
+assert_* family's outcomes (tests/ops/check_cases.py, replayed by tests/ops/test_check_ops.py)
+as JSON: the build-time error, the run-time Assert message, or the values and returned ops.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -25,7 +29,12 @@ warnings.filterwarnings("ignore")
 tf.get_logger().setLevel("ERROR")
 tf.disable_eager_execution()
 
-OUT = Path(__file__).resolve().parents[1] / "tests" / "goldens" / "control_flow.npz"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "tests" / "goldens" / "control_flow.npz"
+sys.path.insert(0, str(ROOT))
+
+from tests.ops import check_cases  # noqa: E402
+
 RNG = np.random.default_rng(20240612)
 
 records: dict[str, np.ndarray] = {}
@@ -119,12 +128,46 @@ def nested_loops() -> None:
     put("nested/total", np.array(totals, np.float32))
 
 
+def _check_outcome(thunk) -> dict:
+    """What a check case does: its build error, its run error, or its values and ops."""
+    with tf.Graph().as_default():
+        try:
+            result = thunk()
+        except (ValueError, TypeError, tf.errors.OpError) as e:
+            text = e.message if isinstance(e, tf.errors.OpError) else str(e)
+            return {"build": f"{type(e).__name__}: {text}"}
+        items = result if isinstance(result, list) else [result]
+        ops = [None if i is None else [i.op.type, i.op.name] if hasattr(i, "op")
+               else [i.type, i.name] for i in items]
+        with tf.Session() as sess:
+            try:
+                values = sess.run([i for i in items if i is not None])
+            except tf.errors.OpError as e:
+                # The kernel's own message: TensorFlow wraps it in node and traceback lines.
+                line = next(t for t in e.message.split("\n") if t.startswith("assertion failed"))
+                return {"run": f"{type(e).__name__}: {line}", "ops": ops}
+    return {"ok": [None if v is None else np.asarray(v).tolist() for v in values], "ops": ops}
+
+
+def check_ops() -> None:
+    """The assert_* family (tests/ops/check_cases.py): outcomes as JSON under ``check/``."""
+    for name, thunk in check_cases.cases(tf).items():
+        put(f"check/{name}", json.dumps(_check_outcome(thunk)))
+    for name, thunk in check_cases.proper_iterable_cases(tf).items():
+        try:
+            thunk()
+            put(f"check/proper_iterable/{name}", "ok")
+        except TypeError as e:
+            put(f"check/proper_iterable/{name}", f"TypeError: {e}")
+
+
 def main() -> None:
     newton_sqrt()
     collatz()
     fibonacci_maximum_iterations()
     float_accumulation()
     nested_loops()
+    check_ops()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(OUT, **records)
     print(f"wrote {len(records)} arrays to {OUT}")

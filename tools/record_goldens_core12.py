@@ -13,6 +13,7 @@ tests/ops/math/test_breadth.py. Keys, each prefixed by the cases' family (``arra
 * ``value/<case>/<i>``: the i-th fetched array; ``value/<case>/dtypes``: JSON list of dtype
   names.
 * ``grad/<case>/<i>``: ``tf.gradients(y, xs)[i]`` (``none`` when TensorFlow gives None).
+* ``graph/<case>``: JSON list of ``[name, type]`` of every op a graph case builds.
 * ``build_error/<case>``: ``"<ExceptionClass>: <message gist>"`` raised while building.
 * ``run_error/<case>``: ``"<OpError class>: <message gist>"`` raised by ``Session.run``.
 * ``opdef/<Op>``: JSON of each new op's OpDef (argument names and types, attrs with their
@@ -47,7 +48,7 @@ OPS = (
     "ScatterNdNonAliasingAdd UniqueWithCounts ListDiff Bincount DenseBincount "
     "HistogramFixedWidth EnsureShape SpaceToBatchND BatchToSpaceND SpaceToBatch "
     "BatchToSpace SpaceToDepth DepthToSpace BroadcastArgs All Any EuclideanNorm IsFinite IsNan "
-    "IsInf Cumsum Cumprod "
+    "IsInf Cumsum Cumprod Igamma Igammac IgammaGradA Betainc "
     "CumulativeLogsumexp SegmentSum SegmentMean SegmentMax SegmentMin SegmentProd "
     "UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd Einsum Erf Erfc Lgamma Digamma "
     "Floor Ceil Round Rint Reciprocal Inv Expm1 Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh "
@@ -138,6 +139,12 @@ def _record_family(prefix: str, cases, out: dict, problems: list) -> None:
         for i, g in enumerate(grads):
             out[f"{prefix}grad/{name}/{i}"] = np.array("none") if g is None else \
                 np.asarray(next(it))
+    graph_cases = getattr(cases, "graph_cases", lambda tf: {})
+    for name, thunk in graph_cases(tf).items():
+        with tf.Graph().as_default() as g:
+            thunk()
+            out[f"{prefix}graph/{name}"] = np.array(json.dumps(
+                [[op.name, op.type] for op in g.get_operations()]))
     for name, thunk in cases.build_error_cases(tf).items():
         with tf.Graph().as_default():
             try:

@@ -383,6 +383,51 @@ def string_input_producer_unshuffled(tf):
     return out
 
 
+def input_helpers_summaries(tf):
+    """The fill-level summaries the helpers create (name, type and tag of each op), and
+    string_input_producer's run-time Assert."""
+    names = tf.placeholder(tf.string, [None], name="names")
+    sq = tf.train.string_input_producer(names, capacity=8)
+    (xs,) = tf.train.slice_input_producer([tf.constant(np.arange(6, dtype=np.int32))])
+    tf.train.batch([xs], 4)
+    tf.train.shuffle_batch([xs], 4, capacity=20, min_after_dequeue=5, name="sb")
+    tf.train.batch_join([[xs], [xs + 1]], 2, capacity=10)
+    tf.train.shuffle_batch_join([[xs], [xs]], 2, capacity=8, min_after_dequeue=2)
+    graph = tf.get_default_graph()
+    summaries = tf.get_collection(tf.GraphKeys.SUMMARIES)
+    out = [" ".join(f"{t.op.type}:{t.op.name}" for t in summaries)]
+    tags = [t.op.inputs[0] for t in summaries]
+    asserts = [op for op in graph.get_operations() if op.type == "Assert"]
+    out.append(_names(asserts))
+    runner = next(qr for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+                  if qr.queue.name == sq.name)
+    with tf.Session() as sess:
+        run = _runner(tf, sess)
+        out.append(run(tags))
+        out.append(run(runner.enqueue_ops[0], {names: np.array([], object)}))
+        out.append(run(sq.size()))
+        out.append(run(runner.enqueue_ops[0], {names: np.array([b"a", b"b"], object)}))
+        out.append(run(sq.size()))
+        out.append(run(summaries[0]))  # the string queue's summary: 2 of 8 full
+    return out
+
+
+def slice_input_producer_shuffled(tf):
+    """slice_input_producer(shuffle=True), graph seed 3, op seed 5, n=6, 2 epochs."""
+    tf.set_random_seed(3)
+    (xs,) = tf.train.slice_input_producer([tf.constant(np.arange(6, dtype=np.int32))],
+                                          num_epochs=2, seed=5)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        run = _runner(tf, sess)
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        out = [np.array([run(xs) for _ in range(12)]), run(xs)]
+        coord.request_stop()
+        coord.join(threads)
+    return out
+
+
 CASES = {
     "fifo_basics": fifo_basics,
     "fifo_multi_components": fifo_multi_components,
@@ -404,6 +449,8 @@ CASES = {
     "input_helpers_graph": input_helpers_graph,
     "limit_epochs_counts": limit_epochs_counts,
     "string_input_producer_unshuffled": string_input_producer_unshuffled,
+    "input_helpers_summaries": input_helpers_summaries,
+    "slice_input_producer_shuffled": slice_input_producer_shuffled,
 }
 
 

@@ -1,5 +1,5 @@
 """Contract samples for the math family's newer ops (tfmini/ops/math/{special,bitwise,
-cumulative,segment_reduction,einsum_ops,linalg_ops,reduction}.py)."""
+cumulative,segment_reduction,einsum_ops,linalg_ops,reduction,incomplete}.py)."""
 
 import numpy as np
 
@@ -52,6 +52,11 @@ SAMPLES = {
     "Zeta": lambda: ([np.array([2.5, 3.0, 4.0]), _x((2, 3), np.float64, 0.5, 2.0)], {}),
     "Polygamma": lambda: ([tm.constant([1.0, 2.0, 0.0], tm.float64),
                            _x((2, 3), np.float64, 0.5, 2.0)], {}),
+    "Igamma": lambda: ([np.array([[0.5], [2.0]]), np.array([0.3, 1.5, 4.0])], {}),
+    "Igammac": lambda: ([np.array([1.5, 3.0, 0.7]), _x((2, 3), np.float64, 0.5, 5.0)], {}),
+    "IgammaGradA": lambda: ([np.array([1.5, 3.0, 0.7]), _x((2, 3), np.float64, 0.5, 5.0)], {}),
+    "Betainc": lambda: ([np.array([0.5, 2.0, 3.5]), np.array([1.5, 0.7, 2.0]),
+                         np.array([0.2, 0.6, 0.9])], {}),
     "IsFinite": lambda: ([np.array([1.0, np.inf, np.nan], np.float32)], {}),
     "IsNan": lambda: ([np.array([1.0, np.inf, np.nan], np.float16)], {}),
     "IsInf": lambda: ([np.array([1.0, -np.inf, np.nan])], {}),

@@ -193,7 +193,8 @@ def bidirectional_dynamic(tf):
     loss = tf.reduce_sum(fw * TARGET) + tf.reduce_sum(tf.square(bw))
     fetches = {"fw": fw, "bw": bw, **_leaves("sfw", sfw), "sbw": sbw,
                **_grads(tf, loss, [x] + tf.trainable_variables())}
-    return {"runs": [("run", fetches, {x: X})], "names": {},
+    # bw is the backward outputs reversed back: a ReverseSequence op's name.
+    return {"runs": [("run", fetches, {x: X})], "names": {"bw": bw},
             "collections": ["variables", "trainable_variables"]}
 
 
@@ -206,7 +207,8 @@ def bidirectional_dynamic_time_major(tf):
     loss = tf.reduce_sum(fw * bw)
     fetches = {"fw": fw, "bw": bw, "sfw": sfw, "sbw": sbw,
                **_grads(tf, loss, [x] + tf.trainable_variables())}
-    return {"runs": [("run", fetches, {x: X.transpose(1, 0, 2)})], "names": {},
+    # Without lengths the reversal is a ReverseV2 op.
+    return {"runs": [("run", fetches, {x: X.transpose(1, 0, 2)})], "names": {"bw": bw},
             "collections": ["variables"]}
 
 

@@ -627,8 +627,38 @@ register_op(
 )(_case_kernel)
 
 
+def _format_float(x: Any) -> str:
+    # As TensorFlow's FloatToBuffer/DoubleToBuffer (tsl/platform/numbers.cc): the shortest of
+    # 6 (float) or 15 (double) significant digits when it reads back the same, else 9 or 17.
+    short, full = (15, 17) if x.dtype == np.float64 else (6, 9)
+    text = f"{x:.{short}g}"
+    if x.dtype.type(text) != x and not np.isnan(x):
+        text = f"{x:.{full}g}"
+    return {"inf": "inf", "-inf": "-inf"}.get(text, text)
+
+
+_C_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"',
+              ord("'"): "\\'", ord("\\"): "\\\\"}
+
+
+def _c_escape(data: bytes) -> str:
+    # absl::CEscape, as TensorFlow prints string tensors: quotes and backslashes escaped,
+    # bytes outside printable ASCII as three octal digits.
+    return "".join(_C_ESCAPES.get(b) or (chr(b) if 32 <= b < 127 else f"\\{b:03o}")
+                   for b in data)
+
+
+def _format_assert_item(x: Any) -> str:
+    if isinstance(x, (bytes, str)):
+        return _c_escape(x if isinstance(x, bytes) else x.encode())
+    if isinstance(x, np.floating):
+        return _format_float(x if x.dtype in (np.float32, np.float64) else np.float32(x))
+    return str(x)
+
+
 def _format_assert_data(values: list, summarize: int) -> str:
-    # As TensorFlow's Assert kernel: each tensor in brackets, bools as 0/1.
+    # As TensorFlow's Assert kernel (core/kernels/logging_ops.cc, Tensor::SummarizeValue):
+    # each tensor in brackets, bools as 0/1, floats with the digits TensorFlow prints.
     parts = []
     for v in values:
         arr = np.asarray(v)
@@ -636,7 +666,7 @@ def _format_assert_data(values: list, summarize: int) -> str:
         if arr.dtype.kind == "b":
             flat = flat.astype(np.int8)
         shown = flat[:summarize] if summarize >= 0 else flat
-        text = " ".join(x.decode() if isinstance(x, bytes) else str(x) for x in shown)
+        text = " ".join(_format_assert_item(x) for x in shown)
         if summarize >= 0 and flat.size > summarize:
             text += "..."
         parts.append(f"[{text}]")

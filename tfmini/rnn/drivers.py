@@ -315,27 +315,17 @@ def _dynamic_rnn_loop(cell: Any, inputs: Any, initial_state: Any, parallel_itera
 
 
 # ------------------------------------------------------------------------------------------
-# Reversal helpers (built from gathers: values and gradients as ReverseV2/ReverseSequence)
+# Reversal helpers (as tensorflow/python/ops/rnn.py: ReverseSequence up to each length, or
+# ReverseV2 along time when there are no lengths)
 
 
-def _reverse(x: Output, lengths: Any, seq_axis: int, batch_axis: int) -> Output:
+def _reverse(x: Any, lengths: Any, seq_axis: int, batch_axis: int) -> Output:
     """``x`` reversed along ``seq_axis``, per batch entry up to its length when ``lengths``
     is given (``tf.reverse_sequence``; entries past the length stay in place)."""
-    x = convert_to_tensor(x)
-    steps = array.shape(x, out_type=int32)[seq_axis]
-    t = array.range(0, steps)
-    if lengths is None:
-        return array.gather(x, math.subtract(steps - 1, t), axis=seq_axis)
-    lengths = math.cast(lengths, int32)
-    # idx[b, t] = len[b] - 1 - t for t < len[b], else t; gather along time per batch entry.
-    lens = array.expand_dims(lengths, 1)
-    times = array.expand_dims(t, 0)
-    idx = math.where(math.less(times, lens), lens - 1 - times, times + 0 * lens)
-    if batch_axis == 0 and seq_axis == 1:
-        return array.gather(x, idx, axis=1, batch_dims=1)
-    # Time-major: move the batch axis first, reverse, move it back.
-    xt = _transpose_batch_time(x)
-    return _transpose_batch_time(array.gather(xt, idx, axis=1, batch_dims=1))
+    if lengths is not None:
+        return array.reverse_sequence(input=x, seq_lengths=lengths, seq_axis=seq_axis,
+                                      batch_axis=batch_axis)
+    return array.reverse(x, axis=[seq_axis])
 
 
 def _reverse_seq(input_seq: list, lengths: Any) -> list:
@@ -345,10 +335,16 @@ def _reverse_seq(input_seq: list, lengths: Any) -> list:
     flat_seq = [_flatten(x) for x in input_seq]
     flat_results: list[list] = [[] for _ in input_seq]
     for sequence in zip(*flat_seq):
-        joined = array.stack(list(sequence))
-        reversed_ = _reverse(joined, lengths, seq_axis=0, batch_axis=1)
-        for r, original, bucket in zip(array.unstack(reversed_), sequence, flat_results):
-            r.set_shape(original.shape)
+        # As TensorFlow: every step must be compatible with an unknown shape of the first
+        # step's rank (the static shapes come back through stack/unstack).
+        input_shape = TensorShape(None if sequence[0].shape.rank is None
+                                  else [None] * sequence[0].shape.rank)
+        for step in sequence:
+            input_shape.assert_is_compatible_with(step.shape)
+            step.set_shape(input_shape)
+        reversed_ = array.reverse_sequence(array.stack(list(sequence)), lengths, 0, 1)
+        for r, bucket in zip(array.unstack(reversed_), flat_results):
+            r.set_shape(input_shape)
             bucket.append(r)
     return [_pack(x, flat) for x, flat in zip(input_seq, flat_results)]
 

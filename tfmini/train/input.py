@@ -10,11 +10,12 @@ enqueue ops. ``limit_epochs`` makes the input run out (OutOfRangeError) after ``
 Queue and op names are TensorFlow's (``input_producer/input_producer``, ``batch/fifo_queue``,
 ``shuffle_batch/random_shuffle_queue``, the dequeue op named after the scope: ``batch``).
 
-TODO(summary): TensorFlow also records the queue's fill level with
-``tf.compat.v1.summary.scalar`` ("fraction_of_<capacity>_full",
-"fraction_over_<min_after_dequeue>_of_<capacity - min_after_dequeue>_full"); tfmini has no
-summary ops (ScalarSummary) yet, so these helpers build none. Sparse tensors are not
-supported (tfmini has no SparseTensor), nor ``keep_input`` (the ``maybe_*`` variants).
+Each helper records its queue's fill level with a ``ScalarSummary`` in the ``summaries``
+collection, as TensorFlow does: ``fraction_of_<capacity>_full`` (producers, ``batch``,
+``batch_join``) or ``fraction_over_<min_after_dequeue>_of_<capacity - min_after_dequeue>_full``
+(the shuffling batchers), inside the helper's name scope. ``string_input_producer`` asserts a
+non-empty input at run time. Sparse tensors are not supported, nor ``keep_input`` (the
+``maybe_*`` variants).
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from tfmini.core.dtypes import float32, int64, string
 from tfmini.core.graph import Output
 from tfmini.core.scope import control_dependencies, name_scope
 from tfmini.core.shapes import TensorShape, as_shape
-from tfmini.ops import array
+from tfmini.ops import array, control_flow
+from tfmini.ops import io as io_family
 from tfmini.ops.data_flow import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue
-from tfmini.ops.math import cast, maximum
+from tfmini.ops.math import cast, greater, maximum
 from tfmini.ops.random import random_shuffle
 from tfmini.ops.variables import GraphKeys, Variable, count_up_to
 from tfmini.train.queue_runner import QueueRunner, add_queue_runner
@@ -39,13 +41,8 @@ from tfmini.train.queue_runner import QueueRunner, add_queue_runner
 
 
 def _fill_summary(name: str, fraction: Output) -> None:
-    """Where TensorFlow records a queue's fill level with ``summary.scalar(name, fraction)``.
-
-    The fraction's ops are built as TensorFlow builds them (so op names match); the summary
-    op itself is not.
-    TODO(summary): ``tm.summary.scalar(name, fraction)`` once the ScalarSummary op exists.
-    """
-    del name, fraction
+    """The queue's fill level as a scalar summary (``summary.scalar(name, fraction)``)."""
+    io_family.summary_ops.scalar(name, fraction)
 
 
 def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = None) -> Any:
@@ -93,8 +90,7 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: int
         seed: The op seed of the shuffle.
         capacity: The queue's capacity.
         shared_name: If set, the queue is shared under this name.
-        summary_name: The fill-level summary's name (its value's ops are built, the summary
-            op is not: tfmini has no summary ops yet).
+        summary_name: The name of the fill-level summary (none when None).
         name: Name scope and the queue's name (default ``input_producer``).
         cancel_op: The QueueRunner's cancel op (default: the queue's cancelling close).
 
@@ -139,8 +135,9 @@ def string_input_producer(string_tensor: Any, num_epochs: int | None = None,
         raise ValueError(not_null_err)
     with name_scope(name, "input_producer", [string_tensor]) as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=string)
-        # TensorFlow also asserts a non-empty tensor at run time (Assert: not in tfmini yet).
-        string_tensor = array.identity(string_tensor)
+        non_empty = control_flow.Assert(greater(array.size(string_tensor), 0), [not_null_err])
+        with control_dependencies([non_empty]):
+            string_tensor = array.identity(string_tensor)
         return input_producer(input_tensor=string_tensor, element_shape=[],
                               num_epochs=num_epochs, shuffle=shuffle, seed=seed,
                               capacity=capacity, shared_name=shared_name, name=scope,

@@ -149,6 +149,21 @@ def value_cases(tf) -> dict:
         "argsort_ties": lambda: tf.argsort([2, 1, 2, 0, 1]),
         "argsort_desc_ties": lambda: tf.argsort([[2, 1, 2, 0, 1]], direction="DESCENDING"),
         "argsort_axis1": lambda: tf.argsort(x3(), axis=1),
+        "sort_uint8": lambda: [tf.sort(tf.constant([[200, 3, 255, 0, 3]], tf.uint8)),
+                               tf.argsort(tf.constant([[200, 3, 255, 0, 3]], tf.uint8))],
+        "sort_int32_extremes": lambda: [
+            tf.sort(tf.constant([5, -2**31, 2**31 - 1, 0, -1, -2**31], tf.int32)),
+            tf.argsort(tf.constant([5, -2**31, 2**31 - 1, 0, -1, -2**31], tf.int32)),
+            tf.sort(tf.constant([5, -2**31, 2**31 - 1, 0, -1], tf.int32), direction="DESCENDING")],
+        "sort_int64_axis0": lambda: tf.sort(tf.constant([[3, -1], [-7, 4], [3, 0]], tf.int64),
+                                            axis=0),
+        "argsort_float_ties_stable": lambda: tf.argsort([1.5, -0.5, 1.5, -0.5, 2.0, -np.inf],
+                                                        stable=True),
+        "sort_unknown_rank_axis0": lambda: tf.sort(unknown(X3), axis=0),
+        "argsort_unknown_rank_neg_axis": lambda: tf.argsort(unknown(X3), axis=-2,
+                                                            direction="DESCENDING"),
+        "sort_empty": lambda: tf.sort(tf.zeros([2, 0])),
+        "sort_axis_tensor_const": lambda: tf.sort(x(), axis=tf.constant(0)),
         # space / batch / depth
         "space_to_batch_nd": lambda: tf.space_to_batch_nd(
             tf.constant(np.arange(24.0).reshape(1, 4, 3, 2)), [2, 2], [[0, 0], [1, 0]]),
@@ -232,6 +247,7 @@ def grad_cases(tf) -> dict:
         "prevent_gradient_path": case(lambda x: x * 2.0 + tf.stop_gradient(
             tf.raw_ops.PreventGradient(input=x)), X),
         "sort": case(lambda x: tf.sort(x, direction="DESCENDING"), X[:, ::-1] * X[:, :1]),
+        "sort_ascending_axis0": case(lambda x: tf.sort(x, axis=0), X[::-1] * X[:1, :1]),
         "space_to_batch_nd": case(lambda x: tf.space_to_batch_nd(
             tf.reshape(x, [1, 3, 4, 1]), [3, 2], [[0, 0], [1, 1]]), X),
         "batch_to_space_nd": case(lambda x: tf.batch_to_space_nd(
@@ -242,6 +258,19 @@ def grad_cases(tf) -> dict:
         "dynamic_stitch": case(lambda x: tf.dynamic_stitch([[2, 0], [1]], [x[:2], x[2:]]), X),
         "gather_nd": case(lambda x: tf.gather_nd(x, [[1, 2], [0, 0], [1, 2]]), X),
         "repeat": case(lambda x: tf.repeat(x, [2, 0, 1], axis=0), X),
+    }
+
+
+def graph_cases(tf) -> dict:
+    """Thunks building into an empty graph; the (name, type) of every op is recorded, for the
+    functions whose op structure is TensorFlow's (sort and argsort over TopKV2)."""
+    return {
+        "sort_axis1_float": lambda: tf.sort(tf.placeholder(tf.float32, [2, 3, 4]), axis=1),
+        "argsort_desc_int": lambda: tf.argsort(tf.placeholder(tf.int32, [2, 3]),
+                                               direction="DESCENDING"),
+        "sort_uint8": lambda: tf.sort(tf.placeholder(tf.uint8, [3]), name="s"),
+        "argsort_int_axis0": lambda: tf.argsort(tf.placeholder(tf.int64, [3, 2]), axis=0),
+        "sort_unknown_rank": lambda: tf.sort(tf.placeholder(tf.float64), axis=-2),
     }
 
 
@@ -264,6 +293,9 @@ def build_error_cases(tf) -> dict:
         "unique_v2_not_1d": lambda: tf.raw_ops.UniqueV2(x=tf.constant([[1, 2]]),
                                                         axis=tf.constant([], tf.int64)),
         "sort_direction": lambda: tf.sort([1.0, 2.0], direction="UP"),
+        "sort_axis_not_constant": lambda: tf.sort([1.0, 2.0],
+                                                  axis=tf.placeholder(tf.int32, [])),
+        "sort_axis_range": lambda: tf.sort(x(), axis=2),
         "space_to_depth_divisible": lambda: tf.space_to_depth(tf.zeros([1, 3, 4, 1]), 2),
         "batch_to_space_divisible": lambda: tf.batch_to_space_nd(tf.zeros([3, 2, 2, 1]),
                                                                  [2, 2], [[0, 0], [0, 0]]),

@@ -21,6 +21,7 @@ VALUES = layout_cases.value_cases(tm)
 GRADS = layout_cases.grad_cases(tm)
 BUILD_ERRORS = layout_cases.build_error_cases(tm)
 RUN_ERRORS = layout_cases.run_error_cases(tm)
+GRAPHS = layout_cases.graph_cases(tm)
 
 # Cases whose message wording differs from TensorFlow's (the class is still checked).
 LOOSE = frozenset({
@@ -35,7 +36,7 @@ LOOSE = frozenset({
 
 def test_every_case_was_recorded():
     for kind, cases in (("value", VALUES), ("grad", GRADS), ("build_error", BUILD_ERRORS),
-                        ("run_error", RUN_ERRORS)):
+                        ("run_error", RUN_ERRORS), ("graph", GRAPHS)):
         recorded = {k.split("/")[2] for k in G if k.startswith(f"{P}{kind}/")}
         assert recorded == set(cases), kind
 
@@ -58,6 +59,19 @@ def test_build_error_matches_tensorflow(name):
 @pytest.mark.parametrize("name", sorted(RUN_ERRORS))
 def test_run_error_matches_tensorflow(name):
     golden_replay.check_run_error(G, P, name, RUN_ERRORS[name], LOOSE)
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_graph_matches_tensorflow(name):
+    # sort/argsort are TopKV2 with transposes and negation, op for op as TensorFlow builds them.
+    with tm.Graph().as_default() as g:
+        GRAPHS[name]()
+        ops = [[op.name, op.type] for op in g.get_operations()]
+    tf_ops = json.loads(str(G[f"{P}graph/{name}"]))
+    assert [t for _, t in ops] == [t for _, t in tf_ops]
+    # tfmini's autopacking names its Pack ops "packed" where TensorFlow names them after the
+    # argument ("TensorScatterUpdate/indices/0"); every other op has TensorFlow's name.
+    assert [n for n, t in ops if t != "Pack"] == [n for n, t in tf_ops if t != "Pack"]
 
 
 # DataTypes tools/record_goldens_core12.py dropped from TensorFlow's lists (_ABSENT_TYPES).

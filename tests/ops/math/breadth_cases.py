@@ -17,6 +17,15 @@ B = np.array([[1.0, 2.0], [-1.0, 0.5], [3.0, -2.0]])
 TALL = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [2.0, 1.0]])
 DATA = np.linspace(-2.0, 3.0, 10).reshape(5, 2)
 SPECIAL = np.array([-3.5, -0.5, 0.25, 1.0, 2.5, 7.0, 30.0])
+# Incomplete gamma/beta: shapes a (rows) against points x (columns), across the series and
+# continued-fraction regions (x <= a or x <= 1, and x > a, x > 1), plus the domain's edges.
+GA = np.array([[0.05], [0.5], [1.0], [3.0], [12.5], [80.0]])
+GX = np.array([0.0, 1e-4, 0.3, 1.0, 2.5, 9.0, 15.0, 70.0, 100.0])
+EDGE_A = np.array([0.0, -1.0, 1.0, 2.0, 0.5, np.nan, 1.0, np.inf, 3.0, 1e-3])
+EDGE_X = np.array([1.0, 1.0, 0.0, -1.0, np.inf, 1.0, np.nan, 2.0, 1e-300, 0.5])
+BA = np.array([0.2, 0.5, 1.0, 2.0, 7.5, 40.0, 1.0, 3.0])
+BB = np.array([0.3, 0.5, 3.0, 2.0, 1.5, 55.0, 1.0, 0.7])
+BX = np.array([0.01, 0.5, 0.25, 0.7, 0.95, 0.42, 0.5, 0.999])
 
 
 def _weighted(tf, y):
@@ -62,6 +71,22 @@ def value_cases(tf) -> dict:
         "truncatediv_float": lambda: tf.truncatediv(r(), 0.7),
         "truncatemod_int": lambda: tf.truncatemod([7, -7, 7, -7], [3, 3, -3, -3]),
         "truncatemod_float": lambda: tf.truncatemod(r(), 1.25),
+        "igamma": lambda: tf.math.igamma(GA, GX),
+        "igammac": lambda: tf.math.igammac(GA, GX),
+        "igamma_float32": lambda: [tf.math.igamma(GA.astype(np.float32), GX.astype(np.float32)),
+                                   tf.math.igammac(GA.astype(np.float32),
+                                                   GX.astype(np.float32))],
+        "igamma_edges": lambda: [tf.math.igamma(EDGE_A, EDGE_X), tf.math.igammac(EDGE_A, EDGE_X),
+                                 tf.raw_ops.IgammaGradA(a=EDGE_A, x=EDGE_X)],
+        "igamma_grad_a": lambda: tf.raw_ops.IgammaGradA(a=GA * np.ones((1, 9)), x=GX * np.ones(
+            (6, 1))),
+        "betainc": lambda: tf.math.betainc(BA, BB, BX),
+        "betainc_scalars": lambda: [tf.math.betainc(2.0, BB, 0.5),
+                                    tf.math.betainc(np.float32(0.5), np.float32(1.5), BX.astype(
+                                        np.float32))],
+        "betainc_edges": lambda: tf.math.betainc([0.0, 1.0, 2.0, -1.0, 0.5, 1.0, 2.0, np.nan],
+                                                 [1.0, 0.0, 2.0, 1.0, 0.5, 1.0, 3.0, 1.0],
+                                                 [0.5, 0.5, 0.0, 0.5, 1.0, 1.5, -0.1, 0.5]),
         "polygamma": lambda: tf.math.polygamma([[1.0], [2.0], [3.0]], P),
         "zeta": lambda: tf.math.zeta([[2.0], [3.5], [1.5]], P),
         "bitwise_and": lambda: tf.bitwise.bitwise_and(ints(), 6),
@@ -230,6 +255,11 @@ def grad_cases(tf) -> dict:
         "xlog1py": case(tf.math.xlog1py, R, P),
         "divide_no_nan": case(tf.math.divide_no_nan, R, P),
         "zeta": case(lambda q: tf.math.zeta(tf.constant(3.0, tf.float64), q), P),
+        "igamma": case(tf.math.igamma, GA[1:], GX[1:8]),
+        "igammac": case(tf.math.igammac, GA[1:5], GX[2:6]),
+        "betainc": case(tf.math.betainc, BA, BB, BX),
+        "betainc_scalar_x": case(lambda a, b, x: tf.math.betainc(a, b, x), BA[:4], BB[:4],
+                                 np.float64(0.35)),
         "polygamma": case(lambda x: tf.math.polygamma(tf.constant(1.0, tf.float64), x), P),
         "cumsum": case(lambda x: tf.cumsum(x, 1, exclusive=True), R),
         "cumprod": case(lambda x: tf.cumprod(x, 0, reverse=True), R),
@@ -300,6 +330,8 @@ def build_error_cases(tf) -> dict:
         "accumulate_n_empty": lambda: tf.math.accumulate_n([]),
         "reduce_all_axis": lambda: tf.reduce_all(R > 0, axis=2),
         "segment_rank": lambda: tf.math.segment_sum(DATA, [[0, 0, 1, 1, 1]]),
+        "betainc_shapes": lambda: tf.math.betainc(BA[:2], BB[:3], 0.5),
+        "igamma_int": lambda: tf.math.igamma([1, 2], [1, 2]),
     }
 
 
@@ -317,4 +349,6 @@ def run_error_cases(tf) -> dict:
         "unsorted_segment_range": lambda: tf.math.unsorted_segment_max(DATA, [0, 1, 5, 1, 0],
                                                                        unknown(np.int32(3))),
         "truncatediv_zero": lambda: tf.truncatediv(unknown(np.array([1, 2])), [1, 0]),
+        "betainc_shapes": lambda: tf.math.betainc(unknown(BA[:3]), BB[:2], 0.5),
+        "betainc_shapes_x": lambda: tf.math.betainc(BA[:2], BB[:2], unknown(BX[:3])),
     }

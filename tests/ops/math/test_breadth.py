@@ -19,7 +19,8 @@ BUILD_ERRORS = breadth_cases.build_error_cases(tm)
 RUN_ERRORS = breadth_cases.run_error_cases(tm)
 
 # Cases whose message wording differs from TensorFlow's (the class is still checked).
-LOOSE = frozenset()
+# igamma_int: TensorFlow's allowed list also names bfloat16, which tfmini has not.
+LOOSE = frozenset({"igamma_int"})
 
 
 def test_every_case_was_recorded():

@@ -1,11 +1,8 @@
 """Searching sorted rows: LowerBound and UpperBound (``tm.searchsorted``), as
-``tensorflow/core/kernels/searchsorted_op.cc``.
-
-``tm.sort``/``tm.argsort``: TensorFlow builds them from ``TopKV2``, which belongs to the nn
-family and is not on this branch; until it is, they are built here from comparisons (each
-element's rank is the number of elements before it in the sorted order, ties by position, as
-TopKV2 orders ties), which costs O(n^2) memory along the sorted axis. Values, order of ties
-and gradients (through GatherV2) are TensorFlow's; the graph is not.
+``tensorflow/core/kernels/searchsorted_op.cc``; and ``tm.sort`` / ``tm.argsort``, built as
+``tensorflow/python/ops/sort_ops.py`` builds them: one ``TopKV2`` with k = the size of the
+sorted axis (O(n) memory), a transpose around it for another axis, and an order-reversing map
+of the values for ASCENDING. Gradients flow through TopKV2's (and Neg/Sub/Transpose).
 """
 
 from __future__ import annotations
@@ -15,8 +12,11 @@ from typing import Any
 import numpy as np
 
 from tfmini.core import dtypes
+from tfmini.core.builder import build_op, static_value
+from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Output
 from tfmini.core.registry import register_op
+from tfmini.core.scope import current_scope, name_scope
 from tfmini.core.shapes import TensorShape, as_shape, dims_str
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import as_operand, build_output
@@ -104,57 +104,64 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
     return result
 
 
-def _sort_indices(x: Output, descending: bool) -> Output:
-    """argsort of ``x`` along its last axis, from pairwise comparisons."""
-    xi = build_output("ExpandDims", [x, -1])          # [..., n, 1]: x_i
-    xj = build_output("ExpandDims", [x, -2])          # [..., 1, n]: x_j
-    ahead = build_output("Greater" if descending else "Less", [xj, xi])
-    ties = build_output("Equal", [xj, xi], {"incompatible_shape_error": True})
-    n = build_output("StridedSlice", [build_output("Shape", [x]), [-1], [0], [1]],
-                     {"begin_mask": 0, "end_mask": 1, "ellipsis_mask": 0, "new_axis_mask": 0,
-                      "shrink_axis_mask": 1})
-    positions = build_output("Range", [0, n, 1])
-    earlier = build_output("Less", [build_output("ExpandDims", [positions, 0]),
-                                    build_output("ExpandDims", [positions, 1])])  # j < i
-    before = build_output("LogicalOr", [ahead, build_output("LogicalAnd", [ties, earlier])])
-    rank = build_output("Sum", [build_output("Cast", [before], {"DstT": dtypes.int32,
-                                                                "Truncate": False}), [-1]],
-                        {"keep_dims": False})          # [..., n]: sorted position of x_i
-    slot = build_output("Equal", [build_output("ExpandDims", [rank, -2]),
-                                  build_output("ExpandDims", [positions, 1])],
-                        {"incompatible_shape_error": True})  # [..., k, i]: rank_i == k
-    return build_output("ArgMax", [build_output("Cast", [slot], {"DstT": dtypes.int32,
-                                                                 "Truncate": False}), -1],
-                        {"output_type": dtypes.int32})
+def _descending_sort(values: Output, axis: int, return_argsort: bool) -> Output:
+    """``TopKV2`` with k = the axis size over the last axis, swapping ``axis`` to the end and
+    back when it is another (the swap is its own inverse), as ``sort_ops._descending_sort``."""
+    from tfmini.ops.array.basic import constant
+    from tfmini.ops.array.filling import range as range_
+    from tfmini.ops.array.shape_ops import rank, shape, transpose
+    from tfmini.ops.array.tensor_scatter import tensor_scatter_update
+
+    k = shape(values)[axis]
+    dyn_rank = rank(values)
+    static_rank = values.shape.rank
+    if axis == -1 or axis + 1 == static_rank:
+        top_k_input, transposition = values, None
+    else:
+        if axis < 0:
+            axis = axis + static_rank if static_rank is not None else axis + dyn_rank
+        if static_rank is not None:
+            perm = [*range(axis), static_rank - 1, *range(axis + 1, static_rank - 1), axis]
+            transposition = constant(np.asarray(perm, np.int64), name="transposition")
+        else:
+            transposition = tensor_scatter_update(
+                range_(dyn_rank), [[axis], [dyn_rank - 1]], [dyn_rank - 1, axis])
+        top_k_input = transpose(values, transposition)
+    # TopKV2 belongs to the nn family, which imports this one: it is built by its type name.
+    topk = build_op(current_scope(), "TopKV2", [top_k_input, k], {"sorted": True},
+                    name="TopKV2")
+    out = topk.outputs[1] if return_argsort else topk.outputs[0]
+    return transpose(out, transposition) if transposition is not None else out
 
 
-def _sort_or_argsort(values: Any, axis: int, direction: str, want_values: bool,
-                     name: str) -> Output:
-    from tfmini.core.scope import name_scope
-    from tfmini.ops.array.gather_scatter import gather
-    from tfmini.ops.array.shape_ops import transpose
+def _ascending_sort(values: Output, axis: int, return_argsort: bool) -> Output:
+    """The descending sort of an order-reversing map of ``values``, mapped back: ``max - x``
+    for unsigned types, ``-x - 1`` for signed integers (exact at the minimum), ``-x`` for
+    floats. TopKV2 puts the lower index first among equals, so the order is stable."""
+    dtype = values.dtype
+    if dtype.is_unsigned:
+        offset = dtype.max
+        out = _descending_sort(offset - values, axis, return_argsort)
+        return out if return_argsort else offset - out
+    if dtype.is_integer:
+        out = _descending_sort(-values - 1, axis, return_argsort)
+        return out if return_argsort else -out - 1
+    out = _descending_sort(-values, axis, return_argsort)
+    return out if return_argsort else -out
 
-    if direction not in ("ASCENDING", "DESCENDING"):
+
+def _sort_or_argsort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Output:
+    """As ``tensorflow/python/ops/sort_ops.py``: the axis must be a constant scalar."""
+    impl = {"ASCENDING": _ascending_sort, "DESCENDING": _descending_sort}
+    if direction not in impl:
         raise ValueError("Argument `direction` should be one of ASCENDING, DESCENDING. "
                          f"Received: direction={direction}")
-    with name_scope(name):
-        x = as_operand(values)
-        rank = x.shape.rank
-        if rank is None:
-            raise ValueError("sort needs an input of known rank")
-        if not isinstance(axis, (int, np.integer)):
-            raise ValueError(f"axis must be a constant scalar, got {axis!r}")
-        if rank == 0 or not -rank <= axis < rank:
-            raise ValueError(f"Axis {axis} out of range for rank {rank}")
-        axis %= rank
-        perm = None
-        if axis != rank - 1:
-            perm = list(range(rank))
-            perm[axis], perm[-1] = perm[-1], perm[axis]
-            x = transpose(x, perm)
-        idx = _sort_indices(x, direction == "DESCENDING")
-        out = gather(x, idx, axis=-1, batch_dims=rank - 1) if want_values else idx
-        return transpose(out, perm) if perm is not None else out
+    axis_t = convert_to_tensor(axis, name="axis")
+    axis_static = static_value(axis_t)
+    if axis_t.shape.rank not in (None, 0) or axis_static is None:
+        raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.")
+    values = convert_to_tensor(values, name="values")
+    return impl[direction](values, int(axis_static), return_argsort)
 
 
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
@@ -173,15 +180,17 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     Raises:
         ValueError: a bad ``direction`` or ``axis``.
     """
-    return _sort_or_argsort(values, axis, direction, True, name or "sort")
+    with name_scope(name or "sort"):
+        return _sort_or_argsort(values, axis, direction, False)
 
 
 def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: bool = False,
             name: str | None = None) -> Output:
     """The int32 indices that sort ``values`` along ``axis`` (``tf.argsort``); ties keep their
     order, so the result is stable either way."""
-    del stable
-    return _sort_or_argsort(values, axis, direction, False, name or "argsort")
+    del stable  # TopKV2 already keeps equal values in their order
+    with name_scope(name or "argsort"):
+        return _sort_or_argsort(values, axis, direction, True)
 
 
 __all__ = ["argsort", "searchsorted", "sort"]

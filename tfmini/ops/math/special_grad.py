@@ -14,7 +14,7 @@ from tfmini.core.builder import build_op
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Operation, Output
 from tfmini.core.registry import RegisterGradient, no_gradient
-from tfmini.core.scope import current_scope
+from tfmini.core.scope import control_dependencies, current_scope
 from tfmini.ops import array as array_ops
 from tfmini.ops import math as math_ops
 from tfmini.ops.math import unbroadcast
@@ -166,6 +166,48 @@ def _polygamma_grad(op, grad):
     n, x = op.inputs
     partial = _o("Polygamma", [_o("AddV2", [n, _c(1, n)]), x])
     return [None, unbroadcast(_o("Mul", [partial, grad]), x)]
+
+
+def _igamma_partials(op: Operation, grad: Output) -> list:
+    # As TensorFlow's _IgammaGrad: IgammaGradA for a; for x the density
+    # exp(-x + (a - 1) log x - lgamma(a)), in log space because Gamma(a) grows large.
+    a, x = op.inputs
+    with control_dependencies([grad]):
+        partial_a = _o("IgammaGradA", [a, x])
+        log_density = _o("Sub", [_o("AddV2", [_o("Neg", [x]), _o("Mul", [
+            _o("Sub", [a, _c(1, a)]), _o("Log", [x])])]), _o("Lgamma", [a])])
+        partial_x = _o("Exp", [log_density])
+        return [unbroadcast(_o("Mul", [partial_a, grad]), a),
+                unbroadcast(_o("Mul", [partial_x, grad]), x)]
+
+
+@_floating("Igamma")
+def _igamma_grad(op, grad):
+    return _igamma_partials(op, grad)
+
+
+@_floating("Igammac")
+def _igammac_grad(op, grad):
+    # Q = 1 - P: both partials negated.
+    return [_o("Neg", [g]) for g in _igamma_partials(op, grad)]
+
+
+@_floating("Betainc")
+def _betainc_grad(op, grad):
+    # Only x, as TensorFlow (no derivative for a and b):
+    # dI/dx = exp(xlog1py(b - 1, -x) + xlogy(a - 1, x) - log B(a, b)).
+    a, b, x = op.inputs
+    log_beta = _o("Sub", [_o("AddV2", [_o("Lgamma", [a]), _o("Lgamma", [b])]),
+                          _o("Lgamma", [_o("AddV2", [a, b])])])
+    log_partial = _o("Sub", [_o("AddV2", [
+        _o("Xlog1py", [_o("Sub", [b, _c(1, b)]), _o("Neg", [x])]),
+        _o("Xlogy", [_o("Sub", [a, _c(1, a)]), x])]), log_beta])
+    partial_x = _o("Exp", [log_partial])
+    return [None, None, unbroadcast(_o("Mul", [partial_x, grad]), x)]
+
+
+# TensorFlow registers no gradient for IgammaGradA (its second derivative is not defined).
+no_gradient("IgammaGradA")
 
 
 # ----------------------------------------------------------------------------------------
