@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tfmini.core.graph import Output
-from tfmini.core.scope import control_dependencies, device, name_scope
+from tfmini.core.scope import colocate_with, control_dependencies, device, name_scope
 from tfmini.ops import array, control_flow, variables
 from tfmini.ops.common.indexed_slices import IndexedSlices
 from tfmini.ops.data_flow import (
@@ -183,7 +183,10 @@ class SyncReplicasOptimizer(Optimizer):
                 # A replica waits for a token once its gradients are in the accumulators.
                 with control_dependencies(train_ops):
                     token = sync_token_queue.dequeue()
-                train_op = self._local_step.assign(token)
+                # TensorFlow's placer moves this assign to the local step's device (an op
+                # runs beside its resource input); tfmini's partitioner wants it there.
+                with colocate_with(self._local_step):
+                    train_op = self._local_step.assign(token)
                 with control_dependencies([update_op]):
                     # Hand out the next round's tokens once this round's update is done.
                     tokens = array.fill([self._tokens_per_step], global_step)
