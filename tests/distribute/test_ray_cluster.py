@@ -223,3 +223,83 @@ def test_a_failed_part_ends_the_whole_step(cluster):
             assert time.monotonic() - start < 10
             np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0, 3.0]}), [2.0, 3.0, 4.0])
     assert ray.get(c.actor("ps", 0).pending_values.remote()) == 0
+
+
+def _sync_replica(spec, task, xs, ys, r):
+    # Worker ``task``'s own graph (between-graph replication), under the device setter.
+    setter = tm.train.replica_device_setter(cluster=spec, worker_device=f"/job:worker/task:{task}")
+    with tm.device(setter), tm.name_scope("sync3"):
+        w = tm.Variable(np.zeros([3, 1], np.float32), name="w")
+        b = tm.Variable(np.zeros([1], np.float32), name="b")
+        # A global step of its own: the module's other tests already made "global_step".
+        gs = tm.Variable(np.int64(0), name="gs", trainable=False)
+        loss = tm.reduce_mean(tm.square(tm.matmul(xs[task], w) + b - ys[task]))
+        opt = tm.train.SyncReplicasOptimizer(tm.train.GradientDescentOptimizer(0.1), r,
+                                             len(xs))
+        train = opt.minimize(loss, global_step=gs)
+    return w, b, gs, loss, opt, train
+
+
+def test_sync_replicas_across_processes_match_tf_and_threads(cluster, golden):
+    # The linear model of tools/record_goldens_sync_replicas.py (replicas as threads in one
+    # Session there), here with 1 ps + 2 worker processes: the same losses, round by round.
+    workers, ps = cluster
+    spec = workers[0]._cluster.cluster_spec
+    want = golden("sync_replicas")
+    rng = np.random.RandomState(7)
+    xs = rng.randn(2, 8, 3).astype(np.float32)
+    ys = (xs @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    graphs, built, sessions = [], [], []
+    for task in range(2):
+        g = tm.Graph()
+        with g.as_default():
+            built.append(_sync_replica(spec, task, xs, ys, 2))
+            init = tm.variables_initializer([*tm.global_variables()])
+            local_init = tm.local_variables_initializer()
+        graphs.append((g, init, local_init))
+        sessions.append(tm.Session(workers[task].target, graph=g))
+    w, b, gs, _, chief_opt, _ = built[0]
+    assert w.device == "/job:ps/task:0" and gs.device == "/job:ps/task:0"
+    coord = tm.train.Coordinator()
+    try:
+        sessions[0].run(graphs[0][1])  # the chief initialises the shared variables
+        for task in range(2):
+            sessions[task].run(graphs[task][2])
+        with graphs[0][0].as_default():
+            sessions[0].run(chief_opt.chief_init_op)
+            sessions[0].run(chief_opt.get_init_tokens_op())
+            chief_opt.get_chief_queue_runner().create_threads(sessions[0], coord=coord,
+                                                               daemon=True, start=True)
+        sessions[1].run(built[1][4].local_step_init_op)
+        rounds = want["linear/loss"].shape[0]
+        losses = np.zeros([rounds, 2], np.float32)
+        tokens = np.zeros([rounds, 2], np.int64)
+
+        def step(k, task):
+            *_, loss, _, train = built[task]
+            tokens[k, task], losses[k, task] = sessions[task].run(
+                [train, loss], options=tm.RunOptions(timeout_in_ms=20000))
+
+        for k in range(rounds):
+            threads = [threading.Thread(target=step, args=(k, t)) for t in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+            if k == 0:  # the first round's tokens come before its update: wait for it
+                deadline = time.monotonic() + 10
+                while sessions[0].run(gs) < 1 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+        np.testing.assert_allclose(losses, want["linear/loss"], rtol=1e-5)
+        np.testing.assert_array_equal(tokens, want["linear/tokens"])
+        # Read through worker 1's graph: the variables live on the ps task.
+        w1, b1, gs1 = built[1][:3]
+        np.testing.assert_allclose(sessions[1].run(w1), want["linear/w"], rtol=1e-5,
+                                   atol=1e-6)
+        np.testing.assert_allclose(sessions[1].run(b1), want["linear/b"], rtol=1e-5,
+                                   atol=1e-6)
+        assert sessions[1].run(gs1) == want["linear/gs"]
+    finally:
+        coord.request_stop()
+        for s in sessions:
+            s.close()  # cancels the chief's take waiting on the ps

@@ -5,7 +5,8 @@
 ``FtrlOptimizer``, ``ProximalGradientDescentOptimizer``, ``ProximalAdagradOptimizer``,
 ``AdagradDAOptimizer`` (slots made by ``slot_creator``); the learning-rate decays
 (``exponential_decay``...); ``ExponentialMovingAverage`` and ``assign_moving_average``;
-``DropStaleGradientOptimizer`` (also ``tm.contrib.opt``); the global step functions;
+``DropStaleGradientOptimizer`` (also ``tm.contrib.opt``) and ``SyncReplicasOptimizer``; the
+global step functions;
 checkpoints (``Saver``, the ``checkpoint`` state file, ``load_checkpoint`` and friends,
 ``docs/checkpoints.md``) and MetaGraphDef export/import; monitored sessions, hooks and the
 Supervisor (``docs/summaries.md``); queue runners, the Coordinator and the input pipeline
@@ -112,6 +113,7 @@ from tfmini.train.session_run_hook import (
 )
 from tfmini.train.summary_io import FileWriterCache as SummaryWriterCache
 from tfmini.train.supervisor import Supervisor
+from tfmini.train.sync_replicas import SyncReplicasOptimizer
 from tfmini.train.training_util import (
     assert_global_step,
     create_global_step,
@@ -170,6 +172,7 @@ __all__ = [
     "SummarySaverHook",
     "SummaryWriterCache",
     "Supervisor",
+    "SyncReplicasOptimizer",
     "WorkerSessionCreator",
     "add_queue_runner",
     "assert_global_step",
