@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+from tfmini import errors
+
 
 def _build_demo_graph(tm, features: int, hidden: int):
     """A one-hidden-layer regression model trained by gradient descent with tm.gradients."""
@@ -245,10 +247,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "trace":
         return trace_script(args.script, args.args, args.out, args.merge)
-    if args.command == "inspect-checkpoint":
-        return inspect_checkpoint(args.path, values=args.values, name=args.name)
-    if args.command == "graph":
-        return graph_to_dot_file(args.file, args.output, args.format)
+    try:
+        if args.command == "inspect-checkpoint":
+            return inspect_checkpoint(args.path, values=args.values, name=args.name)
+        if args.command == "graph":
+            return graph_to_dot_file(args.file, args.output, args.format)
+    except (errors.OpError, OSError, ValueError) as e:
+        # A file the user named that is missing or not what the command reads: one clear
+        # line, not a traceback.
+        message = e.message if isinstance(e, errors.OpError) else str(e)
+        print(f"tfmini {args.command}: error: {message}", file=sys.stderr)
+        return 1
     if args.command == "demo":
         demo(steps=args.steps, batch=args.batch, dot_path=args.dot, seed=args.seed,
              log_dir=args.logdir)

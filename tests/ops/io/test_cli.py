@@ -40,3 +40,18 @@ def test_graph_svg_without_graphviz_names_it(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="Graphviz"):
         cli.main(["graph", str(IO / "frozen_mix.pbtxt"), "--format", "svg",
                   "-o", str(tmp_path / "x.svg")])
+
+
+def test_cli_reports_a_bad_file_in_one_line(tmp_path, capsys):
+    # A file that is not a graph, or a checkpoint that is not there: an error line and exit 1,
+    # not a traceback.
+    from tfmini import cli
+
+    not_a_graph = tmp_path / "graph.dot"
+    not_a_graph.write_text("digraph { a -> b }\n")
+    assert cli.main(["graph", str(not_a_graph)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tfmini graph: error: ") and "graph.dot" in err
+    assert "Traceback" not in err
+    assert cli.main(["inspect-checkpoint", str(tmp_path / "missing")]) == 1
+    assert "tfmini inspect-checkpoint: error: " in capsys.readouterr().err
