@@ -157,3 +157,75 @@ def test_worker_wait_has_a_deadline(cluster):
         with pytest.raises(tm.errors.DeadlineExceededError, match="was not ready after"):
             manager.wait_for_session(workers[1].target, max_wait_secs=1.0)
         assert time.monotonic() - start < 5
+
+
+def _async_worker(spec, task, staleness):
+    # Worker ``task``'s own graph. The model and the global step live on ps 1 with the
+    # optimizer's mutex and check-and-apply (an accepted update is one function run there);
+    # the device setter puts the stale counter on ps 0.
+    with tm.name_scope("async"):
+        with tm.device("/job:ps/task:1"):
+            w = tm.Variable(np.zeros([3], np.float32), name="w")
+            b = tm.Variable(np.float32(0.0), name="b")
+            gs = tm.Variable(np.int64(0), name="gs", trainable=False)
+        tm.add_to_collection(tm.GraphKeys.GLOBAL_STEP, gs)
+        setter = tm.train.replica_device_setter(cluster=spec,
+                                                worker_device=f"/job:worker/task:{task}")
+        with tm.device(setter):
+            # Gradient of w: one-hot of the worker; of b: 1. So w counts each worker's
+            # applied updates and b all of them.
+            onehot = np.eye(3, dtype=np.float32)[task]
+            loss = tm.reduce_sum(w * onehot) + b
+            opt = tm.contrib.opt.DropStaleGradientOptimizer(
+                tm.train.GradientDescentOptimizer(1.0), staleness=staleness)
+            train = opt.minimize(loss, global_step=gs)
+        counter, = [v for v in tm.global_variables() if v.op.name == "stale_counter"]
+    return w, b, gs, counter, train
+
+
+def test_async_drop_stale_gradients_across_processes(cluster):
+    # 3 worker processes train asynchronously against 2 ps processes; a gradient more than
+    # 2 steps stale is dropped. Every attempt is either applied (global step) or dropped
+    # (stale counter), and the variables hold exactly the applied updates.
+    workers, ps = cluster
+    spec = _sub_spec(cluster, 3, 2)
+    steps = 8
+    built, sessions = [], []
+    for task in range(3):
+        g = tm.Graph()
+        with g.as_default():
+            built.append(_async_worker(spec, task, 2))
+            init = tm.global_variables_initializer() if task == 0 else None
+        sessions.append(tm.Session(workers[task].target, graph=g))
+        if init is not None:
+            sessions[0].run(init)
+    w, b, gs, counter, _ = built[0]
+    assert gs.device == "/job:ps/task:1" and counter.device == "/job:ps/task:0"
+    errs = []
+
+    def work(task):
+        try:
+            for _ in range(steps):
+                sessions[task].run(built[task][4], options=tm.RunOptions(timeout_in_ms=20000))
+        except Exception as e:  # noqa: BLE001  (reported by the assertion below)
+            errs.append(e)
+
+    try:
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errs
+        applied = int(sessions[1].run(built[1][2]))
+        dropped = float(sessions[2].run(built[2][3]))
+        assert applied + dropped == 3 * steps
+        got_w, got_b = sessions[0].run([w, b])
+        # Gradient descent with rate 1: each applied update subtracts its gradient once.
+        per_worker = -got_w
+        np.testing.assert_array_equal(per_worker, np.round(per_worker))
+        assert per_worker.sum() == applied and np.all(per_worker <= steps)
+        assert got_b == -applied
+    finally:
+        for s in sessions:
+            s.close()
