@@ -89,8 +89,9 @@ class DropStaleGradientOptimizer(Optimizer):
                 "'NoneType' object has no attribute 'read_value'").
         """
         global_step = get_global_step()
+        read = global_step.read_value  # TF's AttributeError when there is no global step
         with colocate_with(global_step):  # read where the global step lives
-            snapshot = global_step.read_value()
+            snapshot = read()
         self._local_step = snapshot + 0
         with control_dependencies([self._local_step]):
             loss = identity(loss)
