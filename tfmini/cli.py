@@ -5,6 +5,9 @@
   graph as DOT; into its log directory (``--logdir``, default ``demo_logs``) it writes a
   TensorBoard event file (the graph and the loss at every step) and a checkpoint.
 * ``tfmini ops`` lists the registered op types.
+* ``tfmini dist-demo [--workers 4] [--ps 2] [--mode sync|async] [--staleness 2] [--steps 40]``
+  trains across worker and ps processes on a local Ray cluster kept on 127.0.0.1
+  (:mod:`tfmini.distribute.demo`).
 * ``tfmini inspect-checkpoint PATH [--values] [--name NAME]`` lists a checkpoint's tensors.
 * ``tfmini graph FILE`` writes a .json/.pb/.pbtxt graph as DOT (``--format svg|png``
   through Graphviz).
@@ -225,6 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     p_demo.add_argument("--logdir", default="demo_logs",
                         help="where to write the event file and the checkpoint")
     sub.add_parser("ops", help="list the registered op types")
+    p_dist = sub.add_parser("dist-demo", help="train across worker and ps processes on a "
+                            "local Ray cluster (127.0.0.1; needs the dist extra)")
+    p_dist.add_argument("--workers", type=int, default=4)
+    p_dist.add_argument("--ps", type=int, default=2)
+    p_dist.add_argument("--mode", choices=["sync", "async"], default="sync")
+    p_dist.add_argument("--staleness", type=int, default=2,
+                        help="async: the oldest gradient (in global steps) still applied")
+    p_dist.add_argument("--steps", type=int, default=40, help="steps per worker")
     p_ins = sub.add_parser("inspect-checkpoint",
                            help="list a checkpoint's tensors (names, dtypes, shapes)")
     p_ins.add_argument("path", help="checkpoint prefix or directory")
@@ -249,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
         return inspect_checkpoint(args.path, values=args.values, name=args.name)
     if args.command == "graph":
         return graph_to_dot_file(args.file, args.output, args.format)
+    if args.command == "dist-demo":
+        from tfmini.distribute.demo import dist_demo
+
+        dist_demo(workers=args.workers, ps=args.ps, mode=args.mode, staleness=args.staleness,
+                  steps=args.steps)
+        return 0
     if args.command == "demo":
         demo(steps=args.steps, batch=args.batch, dot_path=args.dot, seed=args.seed,
              log_dir=args.logdir)
