@@ -20,6 +20,11 @@ included). A run that fails in between rolls its variable updates back and relea
 last, so no worker ever sees, or builds on, half an update. The stale counter's own increment
 is one atomic op and needs no lock. Gradient computation stays outside, so workers still
 compute in parallel.
+
+Across processes (``tm.Session(server.target)``) the mutex, the read of the global step, the
+check and the ``cond`` are colocated with the global step (TensorFlow's placer puts ops with
+the resources they use), so every worker takes the same mutex on the global step's ps task.
+A cond branch runs on one task: the variables it updates must live there too.
 """
 
 from __future__ import annotations
