@@ -5,6 +5,9 @@
   graph as DOT; into its log directory (``--logdir``, default ``demo_logs``) it writes a
   TensorBoard event file (the graph and the loss at every step) and a checkpoint.
 * ``tfmini ops`` lists the registered op types.
+* ``tfmini dist-demo [--workers 4] [--ps 2] [--mode sync|async] [--staleness 2] [--steps 40]``
+  trains across worker and ps processes on a local Ray cluster kept on 127.0.0.1
+  (:mod:`tfmini.distribute.demo`).
 * ``tfmini inspect-checkpoint PATH [--values] [--name NAME]`` lists a checkpoint's tensors.
 * ``tfmini graph FILE`` writes a .json/.pb/.pbtxt graph as DOT (``--format svg|png``
   through Graphviz).
@@ -227,6 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     p_demo.add_argument("--logdir", default="demo_logs",
                         help="where to write the event file and the checkpoint")
     sub.add_parser("ops", help="list the registered op types")
+    p_dist = sub.add_parser("dist-demo", help="train across worker and ps processes on a "
+                            "local Ray cluster (127.0.0.1; needs the dist extra)")
+    p_dist.add_argument("--workers", type=int, default=4)
+    p_dist.add_argument("--ps", type=int, default=2)
+    p_dist.add_argument("--mode", choices=["sync", "async"], default="sync")
+    p_dist.add_argument("--staleness", type=int, default=2,
+                        help="async: the oldest gradient (in global steps) still applied")
+    p_dist.add_argument("--steps", type=int, default=40, help="steps per worker")
     p_ins = sub.add_parser("inspect-checkpoint",
                            help="list a checkpoint's tensors (names, dtypes, shapes)")
     p_ins.add_argument("path", help="checkpoint prefix or directory")
@@ -258,6 +269,12 @@ def main(argv: list[str] | None = None) -> int:
         message = e.message if isinstance(e, errors.OpError) else str(e)
         print(f"tfmini {args.command}: error: {message}", file=sys.stderr)
         return 1
+    if args.command == "dist-demo":
+        from tfmini.distribute.demo import dist_demo
+
+        dist_demo(workers=args.workers, ps=args.ps, mode=args.mode, staleness=args.staleness,
+                  steps=args.steps)
+        return 0
     if args.command == "demo":
         demo(steps=args.steps, batch=args.batch, dot_path=args.dot, seed=args.seed,
              log_dir=args.logdir)

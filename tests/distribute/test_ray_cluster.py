@@ -1,4 +1,5 @@
-"""Distributed sessions on a local Ray cluster (127.0.0.1 only): one cluster for the module.
+"""Distributed sessions on a local Ray cluster (127.0.0.1 only): 2 workers and 1 ps of the
+package's shared cluster.
 
 Skipped without Ray (the ``dist`` extra); CI installs it (.ci/run).
 """
@@ -13,38 +14,16 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.distribute.cluster_util import sub_cluster
 
 ray = pytest.importorskip("ray")
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    home = tmp_path_factory.mktemp("ray_home")
-    env = {"RAY_USAGE_STATS_ENABLED": "0", "HOME": str(home)}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    was_up = ray.is_initialized()
-    if not was_up:
-        # Short temp path: Ray's socket paths must stay under 107 characters.
-        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1",
-                 num_cpus=2, log_to_driver=False, _temp_dir=f"/tmp/tmray{os.getpid()}")
-    workers, ps = tm.test.create_local_cluster(2, 1)
-    pids = [ray.get(workers[0]._cluster.actor(j, t).pid.remote())
-            for j, t in (("worker", 0), ("worker", 1), ("ps", 0))]
-    yield workers, ps
-    workers[0]._cluster.shutdown()
-    if not was_up:
-        ray.shutdown()
-    for pid in pids:  # every actor process ends (by its PID) with the cluster
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+def cluster(ray_cluster):
+    # 2 workers and 1 ps of the package's shared cluster (tests/distribute/conftest.py).
+    workers, ps = ray_cluster
+    return workers[:2], ps[:1]
 
 
 def _model(spec, worker_task):
@@ -81,7 +60,7 @@ def test_tasks_are_separate_processes_on_loopback(cluster):
 def test_training_matches_the_single_process_session(cluster):
     workers, ps = cluster
     steps = [np.array([1.0, 2.0], np.float32), np.array([3.0, -1.0], np.float32)] * 3
-    spec = workers[0]._cluster.cluster_spec
+    spec = sub_cluster(workers, ps)
     with tm.Graph().as_default():
         w, gs, x, loss, train = _model(spec, 0)
         with tm.Session() as local:
@@ -173,7 +152,7 @@ def test_a_step_is_one_call_per_task(cluster):
     c = workers[0]._cluster
     tasks = [("worker", 0), ("worker", 1), ("ps", 0)]
     with tm.Graph().as_default():
-        w, gs, x, loss, train = _model(c.cluster_spec, 0)
+        w, gs, x, loss, train = _model(sub_cluster(workers, ps), 0)
         with tm.Session(workers[0].target) as sess:
             sess.run(tm.global_variables_initializer())
             before = _calls(c, tasks)
@@ -244,7 +223,7 @@ def test_sync_replicas_across_processes_match_tf_and_threads(cluster, golden):
     # The linear model of tools/record_goldens_sync_replicas.py (replicas as threads in one
     # Session there), here with 1 ps + 2 worker processes: the same losses, round by round.
     workers, ps = cluster
-    spec = workers[0]._cluster.cluster_spec
+    spec = sub_cluster(workers, ps)
     want = golden("sync_replicas")
     rng = np.random.RandomState(7)
     xs = rng.randn(2, 8, 3).astype(np.float32)

@@ -237,7 +237,45 @@ def _part_graph_def(part: Part, task_of: dict, fed: set, parts: dict) -> dict:
         part.targets.append(name)
     del members
     return {"versions": full.get("versions", {}), "node": out_nodes,
-            "library": full.get("library", {})}
+            "library": _library_for_part(full.get("library", {}), out_nodes, renamed)}
+
+
+def _names_in(value: Any, names: set[str]) -> set[str]:
+    # The function names an attr value mentions (a branch, a body, nested lists and dicts).
+    if isinstance(value, str):
+        return {value} & names
+    if isinstance(value, dict):
+        return set().union(set(), *(_names_in(v, names) for v in value.values()))
+    if isinstance(value, (list, tuple)):
+        return set().union(set(), *(_names_in(v, names) for v in value))
+    return set()
+
+
+def _library_for_part(library: Any, nodes: list[dict], renamed: dict[str, str]) -> Any:
+    # Only the functions this part's nodes use (the importer rebuilds every library function,
+    # and one capturing another task's variable cannot be rebuilt here). A function names
+    # the outer tensors it captures; one that now comes from a _Recv or a feed in this part
+    # is renamed as the op inputs are.
+    if not isinstance(library, dict) or not isinstance(library.get("function"), list):
+        return library
+    by_name = {fd.get("name"): fd for fd in library["function"]}
+    names = set(by_name)
+    used: set[str] = set()
+    todo = [n.get("attr", {}) for n in nodes]
+    while todo:
+        for fname in _names_in(todo.pop(), names) - used:
+            used.add(fname)
+            todo.extend(n.get("attr", {}) for n in by_name[fname].get("node", []))
+    functions = []
+    for fd in library["function"]:
+        if fd.get("name") not in used:
+            continue
+        caps = fd.get("captures")
+        if caps:
+            fd = dict(fd)
+            fd["captures"] = [[renamed.get(outer, outer), inner] for outer, inner in caps]
+        functions.append(fd)
+    return {**library, "function": functions}
 
 
 def _recv(dtype: Any, tensor_name: str, send_device: str, recv_device: str, name: str) -> str:

@@ -20,6 +20,11 @@ included). A run that fails in between rolls its variable updates back and relea
 last, so no worker ever sees, or builds on, half an update. The stale counter's own increment
 is one atomic op and needs no lock. Gradient computation stays outside, so workers still
 compute in parallel.
+
+Across processes (``tm.Session(server.target)``) the mutex, the read of the global step, the
+check and the ``cond`` are colocated with the global step (TensorFlow's placer puts ops with
+the resources they use), so every worker takes the same mutex on the global step's ps task.
+A cond branch runs on one task: the variables it updates must live there too.
 """
 
 from __future__ import annotations
@@ -29,7 +34,13 @@ from typing import Any
 
 from tfmini.core.builder import build_op
 from tfmini.core.graph import Operation, Output
-from tfmini.core.scope import control_dependencies, current_scope, name_scope, scope_context
+from tfmini.core.scope import (
+    colocate_with,
+    control_dependencies,
+    current_scope,
+    name_scope,
+    scope_context,
+)
 from tfmini.ops.array import identity, reshape
 from tfmini.ops.control_flow import cond
 from tfmini.ops.math import less_equal
@@ -83,7 +94,10 @@ class DropStaleGradientOptimizer(Optimizer):
                 "'NoneType' object has no attribute 'read_value'").
         """
         global_step = get_global_step()
-        self._local_step = global_step.read_value() + 0
+        read = global_step.read_value  # TF's AttributeError when there is no global step
+        with colocate_with(global_step):  # read where the global step lives
+            snapshot = read()
+        self._local_step = snapshot + 0
         with control_dependencies([self._local_step]):
             loss = identity(loss)
             return self._opt.compute_gradients(loss, *args, **kwargs)
@@ -147,33 +161,38 @@ class DropStaleGradientOptimizer(Optimizer):
         gradients = [g if isinstance(g, Output) else g.op
                      for g, _ in grads_and_vars if g is not None]
 
-        with name_scope(self._name):
-            with scope_context(init_scope()):
-                mutex = build_op(current_scope(), "MutexV2", [],
-                                 {"shared_name": _mutex_name(global_step)}, name="mutex")
-            with control_dependencies(gradients):
-                lock = build_op(current_scope(), "MutexLock", [mutex.outputs[0]]).outputs[0]
-        # Read the global step only once the lock is held: no update can slip in between the
-        # check and our own apply.
-        with control_dependencies(gradients + [lock]):
-            # A fresh read in this scope (a reference variable's value() is its shared
-            # snapshot, which would not wait for the lock).
-            staleness = reshape(global_step.read_value() - local_step, shape=())
+        # The mutex, the check and the apply live with the global step (TF's placer puts
+        # an op with the resources it uses): on a ps task, every worker process takes the
+        # same mutex, so check-and-apply stays atomic across processes.
+        with colocate_with(global_step):
+            with name_scope(self._name):
+                with scope_context(init_scope()), colocate_with(global_step):
+                    mutex = build_op(current_scope(), "MutexV2", [],
+                                     {"shared_name": _mutex_name(global_step)}, name="mutex")
+                with control_dependencies(gradients):
+                    lock = build_op(current_scope(), "MutexLock", [mutex.outputs[0]]).outputs[0]
+            # Read the global step only once the lock is held: no update can slip in between the
+            # check and our own apply.
+            with control_dependencies(gradients + [lock]):
+                # A fresh read in this scope (a reference variable's value() is its shared
+                # snapshot, which would not wait for the lock).
+                staleness = reshape(global_step.read_value() - local_step, shape=())
 
-        def _accept_gradient_op() -> Output:
-            applied = self._opt.apply_gradients(grads_and_vars, global_step=global_step,
-                                                name=name)
-            with control_dependencies([applied]):
+            def _accept_gradient_op() -> Output:
+                applied = self._opt.apply_gradients(grads_and_vars, global_step=global_step,
+                                                    name=name)
+                with control_dependencies([applied]):
+                    _release(lock)
+                    return identity(0.0)
+
+            def _drop_gradient_op() -> Output:
                 _release(lock)
-                return identity(0.0)
+                return identity(1.0)
 
-        def _drop_gradient_op() -> Output:
-            _release(lock)
-            return identity(1.0)
-
-        return stale_counter.assign_add(
-            cond(less_equal(staleness, self._staleness), _accept_gradient_op,
-                 _drop_gradient_op))
+            decision = cond(less_equal(staleness, self._staleness), _accept_gradient_op,
+                            _drop_gradient_op)
+        with colocate_with(stale_counter):  # the increment runs where the counter lives
+            return stale_counter.assign_add(decision)
 
 
 def _release(lock: Output) -> Operation:

@@ -11,8 +11,11 @@
 * ``MonitoredTrainingSession`` adds TensorFlow's default chief hooks (step counter, summaries,
   checkpoints) for ``checkpoint_dir`` / ``summary_dir``.
 
-Only the single-process behaviour is implemented: ``master`` is accepted and unused, and a
-non-chief (``is_chief=False``) waits for variables another process initialises, as in TF.
+``master`` is the target every session is made on: "" runs in this process, a cluster
+task's ``server.target`` makes a distributed session (``tfmini.distribute``). Only the chief
+(``is_chief=True``) initialises or restores the model; a non-chief waits for it in
+``SessionManager.wait_for_session``, trying ``ready_op`` every ``recovery_wait_secs`` until
+``max_wait_secs`` (then ``DeadlineExceededError``), as in TF.
 Queue runners: when the graph has a ``queue_runners`` collection, each runner's
 ``create_threads(sess, coord=coord, daemon=True, start=True)`` is called (see
 ``_start_queue_runners``), so ``tm.train.QueueRunner`` works here once it exists.
@@ -30,7 +33,7 @@ import numpy as np
 
 from tfmini import errors
 from tfmini.core import context
-from tfmini.core.scope import get_default_graph
+from tfmini.core.scope import colocate_with, get_default_graph
 from tfmini.ops import array, variables
 from tfmini.ops import io as io_family
 from tfmini.ops import math as math_family
@@ -63,8 +66,15 @@ def report_uninitialized_variables(var_list: list | None = None,
             return array.constant(np.array([], dtype=object), name="Const")
         names = array.constant(np.array([v.op.name for v in var_list], dtype=object))
         blanks = array.constant(np.array([""] * len(var_list), dtype=object))
-        flags = array.stack([variables.is_variable_initialized(v) for v in var_list])
+        flags = array.stack([_is_initialized_beside(v) for v in var_list])
         return math_family.where(flags, blanks, names)
+
+
+def _is_initialized_beside(v: Any) -> Any:
+    # Each check runs where its variable lives (TF's placer colocates an op with the
+    # resource it reads), so the report works when the variables are on a ps task.
+    with colocate_with(v.op):
+        return variables.is_variable_initialized(v)
 
 
 def _name_scope(name: str):
@@ -233,8 +243,8 @@ class SessionManager:
         self._local_init_feed_dict = local_init_feed_dict
 
     def _new_session(self, master: str, config: Any) -> Any:
-        del master  # one process: the target is the local runtime
-        return context.runtime_class("Session")(graph=self._graph, config=config)
+        # "" is this process's runtime; a task's target makes a distributed session.
+        return context.runtime_class("Session")(master, graph=self._graph, config=config)
 
     def _restore_checkpoint(self, master: str, saver: Any, checkpoint_dir: str | None,
                             checkpoint_filename_with_path: str | None, config: Any
@@ -311,7 +321,14 @@ class SessionManager:
         op = self._ready_op if op is USE_DEFAULT else op
         if op is None:
             return True, None
-        missing = _names(sess.run(op))
+        try:
+            missing = _names(sess.run(op))
+        except errors.FailedPreconditionError as e:
+            # TF's session_manager._ready: a ready op that reads an uninitialised variable
+            # means "not ready yet", not a failure.
+            if "uninitialized" not in str(e).lower():
+                raise
+            return False, str(e)
         if missing:
             return False, "Variables not initialized: " + ", ".join(missing)
         return True, None
