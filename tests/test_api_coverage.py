@@ -20,7 +20,7 @@ GOLDEN = Path(__file__).parent / "goldens" / "tf_names.json"
 # Before issue 12's array/math/linalg breadth: 336 of 1627 (20.7%); 2026-11-25: 965 (59.3%);
 # with issue 12 part B (complex, strings, tm.sparse): 1040 (63.9%).
 # The issue's target is 45% of the names (733).
-OVERALL_FLOOR = 1040
+OVERALL_FLOOR = 1067
 TARGET_SHARE = 0.45
 MODULE_FLOORS: dict[str, int] = {"": 429, "math": 116, "sparse": 27, "strings": 15,
                                  "linalg": 33, "bitwise": 6,
