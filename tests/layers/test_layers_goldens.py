@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 import tfmini as tm
 from tests.conftest import GOLDEN_DIR, load_golden
 from tests.layers import layers_cases
+from tests.program_replay import assert_values_match, run_program_case
 
 GOLDEN = load_golden("layers")
 META = json.loads((GOLDEN_DIR / "layers.json").read_text())
@@ -21,32 +21,13 @@ TOLERANCE = {"mlp_training": 2e-5, "cnn_training": 2e-5, "e2e_vector": 2e-5}
 
 
 def _run_case(name):
-    g = tm.Graph()
-    with g.as_default():
-        spec = layers_cases.CASES[name](tm)
-        names = {k: v.name for k, v in spec["names"].items()}
-        collections = {key: [getattr(v, "name", str(v)) for v in tm.get_collection(key)]
-                       for key in spec["collections"]}
-        values = {}
-        with tm.Session() as sess:
-            sess.run([tm.global_variables_initializer(), tm.local_variables_initializer()])
-            for label, fetches, feeds in spec["runs"]:
-                out = sess.run(fetches, feeds)
-                for key, v in out.items():
-                    if v is not None:
-                        values[f"{name}/{label}/{key}"] = np.asarray(v)
-    return spec, names, collections, values
+    return run_program_case(name, layers_cases.CASES[name], local_variables=True)
 
 
 @pytest.mark.parametrize("name", sorted(layers_cases.CASES))
 def test_values_match_tensorflow(name):
     _, _, _, values = _run_case(name)
-    expected = {k: v for k, v in GOLDEN.items() if k.startswith(f"{name}/")}
-    assert expected, "no goldens recorded for this case"
-    assert set(values) == set(expected)
-    tol = TOLERANCE.get(name, 1e-5)
-    for key, want in expected.items():
-        np.testing.assert_allclose(values[key], want, rtol=tol, atol=tol, err_msg=key)
+    assert_values_match(name, values, GOLDEN, TOLERANCE.get(name, 1e-5))
 
 
 @pytest.mark.parametrize("name", sorted(layers_cases.CASES))

@@ -10,6 +10,7 @@ import pytest
 
 import tfmini as tm
 from tests.conftest import GOLDEN_DIR, load_golden
+from tests.program_replay import assert_values_match, run_program_case
 from tests.rnn import rnn_cases
 
 GOLDEN = load_golden("rnn")
@@ -25,31 +26,13 @@ NAME_DIFFERENCES: dict = {"static_lstm_sgd": {"out0": "rnn/cond/Identity:0"}}
 
 
 def _run_case(name):
-    g = tm.Graph()
-    with g.as_default():
-        spec = rnn_cases.CASES[name](tm)
-        names = {k: v.name for k, v in spec["names"].items()}
-        collections = {key: [getattr(v, "name", str(v)) for v in tm.get_collection(key)]
-                       for key in spec["collections"]}
-        values = {}
-        with tm.Session() as sess:
-            sess.run(tm.global_variables_initializer())
-            for label, fetches, feeds in spec["runs"]:
-                for key, v in sess.run(fetches, feeds).items():
-                    if v is not None:
-                        values[f"{name}/{label}/{key}"] = np.asarray(v)
-    return spec, names, collections, values
+    return run_program_case(name, rnn_cases.CASES[name], local_variables=False)
 
 
 @pytest.mark.parametrize("name", sorted(rnn_cases.CASES))
 def test_values_match_tensorflow(name):
     _, _, _, values = _run_case(name)
-    expected = {k: v for k, v in GOLDEN.items() if k.startswith(f"{name}/")}
-    assert expected, "no goldens recorded for this case"
-    assert set(values) == set(expected)
-    tol = TOLERANCE.get(name, 1e-5)
-    for key, want in expected.items():
-        np.testing.assert_allclose(values[key], want, rtol=tol, atol=tol, err_msg=key)
+    assert_values_match(name, values, GOLDEN, TOLERANCE.get(name, 1e-5))
 
 
 @pytest.mark.parametrize("name", sorted(rnn_cases.CASES))
