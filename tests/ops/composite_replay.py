@@ -117,3 +117,42 @@ def assert_matches(tm, golden: dict, case: str, fetches: dict, values: dict,
         # differ (tfmini builds some fused TensorFlow kernels from primitive ops).
         if name_key in golden and hasattr(fetches[key], "name") and not key.startswith("grad"):
             assert fetches[key].name == str(golden[name_key]), (where, fetches[key].name)
+
+
+def replay_values(tm, golden: dict, case: str, build) -> None:
+    """Builds ``case`` (``build() -> (fetches, feeds)``), runs it and compares with TF."""
+    with tm.Graph().as_default():
+        fetches, feeds = build()
+        fetches = split_none(golden, case, fetches)
+        with tm.Session() as sess:
+            values = sess.run(fetches, feeds)
+    assert_matches(tm, golden, case, fetches, values)
+
+
+def replay_build_error(tm, golden: dict, case: str, build) -> None:
+    """Building ``case`` raises the Python exception class TF raised."""
+    import pytest
+
+    cls = str(golden[f"build_error/{case}"]).partition(": ")[0]
+    with tm.Graph().as_default(), pytest.raises((TypeError, ValueError)) as info:
+        build()
+    assert type(info.value).__name__ == cls, (str(info.value), str(golden[f"build_error/{case}"]))
+
+
+def replay_run_error(tm, golden: dict, case: str, build, re2_message: bool = False) -> None:
+    """Running ``case`` raises TF's tm.errors class with TF's message; the session stays
+    usable. With ``re2_message`` only the part before ", error: " must agree (RE2's own parse
+    errors are worded differently by Python's re)."""
+    import pytest
+
+    want = str(golden[f"run_error/{case}"])
+    cls, _, message = want.partition(": ")
+    with tm.Graph().as_default():
+        fetch, feeds = build()
+        with tm.Session() as sess:
+            with pytest.raises(getattr(tm.errors, cls)) as info:
+                sess.run(fetch, feeds)
+            assert sess.run(tm.constant(2) + 1) == 3  # the session stays usable
+    if re2_message:
+        message = message.split(", error: ")[0]
+    assert message in str(info.value), (str(info.value), want)

@@ -8,7 +8,7 @@ import pytest
 
 import tfmini as tm
 from tests.conftest import load_golden
-from tests.ops.composite_replay import assert_matches, split_none
+from tests.ops.composite_replay import replay_build_error, replay_run_error, replay_values
 from tests.ops.io import string_cases
 from tfmini.ops.io.farmhash import fingerprint64
 
@@ -23,35 +23,17 @@ RE2_MESSAGES = {"regex_bad", "full_match_bad"}
 
 @pytest.mark.parametrize("case", sorted(VALUE_CASES))
 def test_values_match_tensorflow(case):
-    with tm.Graph().as_default():
-        fetches, feeds = VALUE_CASES[case]()
-        fetches = split_none(GOLDEN, case, fetches)
-        with tm.Session() as sess:
-            values = sess.run(fetches, feeds)
-    assert_matches(tm, GOLDEN, case, fetches, values)
+    replay_values(tm, GOLDEN, case, VALUE_CASES[case])
 
 
 @pytest.mark.parametrize("case", sorted(BUILD_ERRORS))
 def test_build_errors_match_tensorflow(case):
-    cls = str(GOLDEN[f"build_error/{case}"]).partition(": ")[0]
-    with tm.Graph().as_default(), pytest.raises((TypeError, ValueError)) as info:
-        BUILD_ERRORS[case]()
-    assert type(info.value).__name__ == cls, (str(info.value), str(GOLDEN[f"build_error/{case}"]))
+    replay_build_error(tm, GOLDEN, case, BUILD_ERRORS[case])
 
 
 @pytest.mark.parametrize("case", sorted(RUN_ERRORS))
 def test_run_errors_match_tensorflow(case):
-    want = str(GOLDEN[f"run_error/{case}"])
-    cls, _, message = want.partition(": ")
-    with tm.Graph().as_default():
-        fetch, feeds = RUN_ERRORS[case]()
-        with tm.Session() as sess:
-            with pytest.raises(getattr(tm.errors, cls)) as info:
-                sess.run(fetch, feeds)
-            assert sess.run(tm.constant(2) + 1) == 3  # the session stays usable
-    if case in RE2_MESSAGES:
-        message = message.split(", error: ")[0]
-    assert message in str(info.value), (str(info.value), want)
+    replay_run_error(tm, GOLDEN, case, RUN_ERRORS[case], re2_message=case in RE2_MESSAGES)
 
 
 def test_fingerprint64_known_values():
