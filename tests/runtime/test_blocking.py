@@ -215,3 +215,12 @@ def test_close_lets_a_running_step_finish_before_freeing_resources():
             sess.run(y)
     finally:
         unregister("BlkSlowRead")
+
+
+def test_config_accepts_device_filters():
+    # TensorFlow programs pass device_filters (mnist_replica.py); a session runs with them.
+    config = tm.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"])
+    assert config.device_filters == ["/job:ps", "/job:worker/task:0"]
+    assert tm.ConfigProto().device_filters == []
+    with tm.Graph().as_default(), tm.Session(config=config) as sess:
+        assert sess.run(tm.constant(3.0) * 2.0) == 6.0

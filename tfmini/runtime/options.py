@@ -121,7 +121,9 @@ class ConfigProto:
     accepted for compatibility. ``graph_options`` switches the plan-time rewrites
     (``runtime/graph_rewrite.py``) as TensorFlow's do: ``graph_options.rewrite_options
     .disable_meta_optimizer = True`` or ``graph_options.optimizer_options.opt_level =
-    OptimizerOptions.L0`` turns them all off.
+    OptimizerOptions.L0`` turns them all off. ``device_filters`` (device name prefixes, e.g.
+    ``["/job:ps", "/job:worker/task:0"]``) is accepted for compatibility and not enforced: a
+    distributed session only contacts the tasks its graph's ops are placed on.
     """
 
     operation_timeout_in_ms: int = 0
@@ -133,3 +135,4 @@ class ConfigProto:
     gpu_options: GPUOptions = field(factory=GPUOptions)
     graph_options: GraphOptions = field(factory=GraphOptions)
     plan_cache_size: int = 0
+    device_filters: list = field(factory=list)
