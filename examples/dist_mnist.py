@@ -7,7 +7,7 @@ with one hidden layer: its parameters live on the ps task(s), placed there by
 replication) and, with ``--sync_replicas``, its gradients are aggregated by
 ``SyncReplicasOptimizer`` before one update per round.
 
-Two changes from TensorFlow's program, both said here rather than hidden:
+Changes from TensorFlow's program, all said here rather than hidden:
 
 * Data: no download. ``--data_dir`` is gone; the images are a seeded NumPy array of 28x28
   pictures (ten noisy class patterns) with one-hot labels, so the model has something to
@@ -16,6 +16,12 @@ Two changes from TensorFlow's program, both said here rather than hidden:
   ``make_session_run_hook`` and a ``StopAtStepHook``, as TensorFlow's later distributed
   examples do, instead of ``tf.train.Supervisor``: tfmini's Supervisor has no
   ``ready_for_local_init_op`` (the sync-replicas local init that non-chief workers wait on).
+  The global step is added to the ``GLOBAL_STEP`` collection, where the session's hooks
+  look for it (TensorFlow 2.x resource variables need this too).
+* Each worker records its losses and returns them from :func:`train` (``main`` calls it),
+  and the validation cross entropy is computed on a plain ``tf.Session`` after the training
+  session ends; ``--run_timeout_ms`` bounds every step's run and ``--data_seed`` seeds
+  the data.
 
 Run one process per task, e.g. with 1 ps and 2 workers on a tfmini cluster::
 
@@ -155,6 +161,9 @@ def train(flag_values=FLAGS) -> dict:
     with tf.device(tf.train.replica_device_setter(
             worker_device=worker_device, ps_device="/job:ps/cpu:0", cluster=cluster)):
         global_step = tf.Variable(0, name="global_step", trainable=False)
+        # The hooks find the step through this collection (a resource variable's tensor
+        # "global_step:0" is its handle, not an integer, in TF 2.x as here).
+        tf.add_to_collection(tf.GraphKeys.GLOBAL_STEP, global_step)
 
         # Variables of the hidden layer
         hid_w = tf.Variable(

@@ -49,8 +49,7 @@ def get_global_step(graph: Graph | None = None) -> Any:
 
     Returns:
         The single entry of the ``GLOBAL_STEP`` collection; if the collection is empty, the
-        tensor named ``global_step:0`` (the variable, when that tensor is a variable's
-        handle); None if there is neither, or (as TensorFlow, which
+        tensor named ``global_step:0``; None if there is neither, or (as TensorFlow, which
         logs an error) if the collection holds several.
 
     Raises:
@@ -65,11 +64,6 @@ def get_global_step(graph: Graph | None = None) -> Any:
             step = graph.get_tensor_by_name("global_step:0")
         except (KeyError, ValueError):
             return None
-        # TensorFlow's tensor of that name is a ref variable's value; a tfmini variable's op
-        # outputs its resource handle, so the step is the variable that owns the handle
-        # (``tf.Variable(0, name="global_step")``, as TF's mnist_replica.py makes it).
-        step = next((v for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
-                     if getattr(v, "handle", None) is step), step)
     else:
         return None
     assert_global_step(step)
