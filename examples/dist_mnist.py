@@ -23,14 +23,14 @@ Changes from TensorFlow's program, all said here rather than hidden:
   session ends; ``--run_timeout_ms`` bounds every step's run and ``--data_seed`` seeds
   the data.
 
-Run one process per task, e.g. with 1 ps and 2 workers on a tfmini cluster::
-
-    python examples/dist_mnist.py --job_name=ps --task_index=0
-    python examples/dist_mnist.py --job_name=worker --task_index=0 --sync_replicas
-    python examples/dist_mnist.py --job_name=worker --task_index=1 --sync_replicas
-
-With ``--existing_servers`` the workers connect to already running tasks
-(``grpc://<worker host>``) instead of starting their own server.
+How it is run (tests/distribute/test_dist_mnist.py): the ps and worker tasks are a tfmini
+cluster already running in this process's Ray instance (``tf.test.create_local_cluster``),
+and each worker's program runs with ``--existing_servers --job_name=worker
+--task_index=<i> --ps_hosts=... --worker_hosts=...`` (its session connects to
+``grpc://<worker host>``), the two workers as two threads of one client process. TensorFlow's
+other mode, one command line per task each starting its own ``tf.train.Server``, is not
+supported yet: tfmini's Server starts a new local Ray instance in a process that has none,
+so separate command lines would not share one cluster.
 """
 
 from __future__ import annotations
