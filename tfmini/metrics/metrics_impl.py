@@ -239,38 +239,37 @@ def _ratio(num: Any, other: Any, name: str) -> Any:
     return math.where(math.greater(total, 0.0), math.divide(num, total), 0.0, name=name)
 
 
-def precision(labels: Any, predictions: Any, weights: Any = None,
-              metrics_collections: Any = None, updates_collections: Any = None,
-              name: str | None = None) -> tuple[Any, Any]:
-    """``tp / (tp + fp)`` over the batches seen (0 when nothing was predicted positive)."""
-    with variable_scope(name, "precision"):
+def _tp_ratio(name: str | None, default_name: str, labels: Any, predictions: Any, weights: Any,
+              other: Any, metrics_collections: Any, updates_collections: Any):
+    """``tp / (tp + other)`` over the batches seen, where ``other`` counts false positives
+    (precision) or false negatives (recall), built as TensorFlow's metrics_impl builds both."""
+    with variable_scope(name, default_name):
         p, lab, w = _remove_squeezable_dimensions(
             math.cast(convert_to_tensor(predictions), bool_),
             math.cast(convert_to_tensor(labels), bool_), weights)
         tp, tp_up = true_positives(lab, p, w)
-        fp, fp_up = false_positives(lab, p, w)
-        value = _ratio(tp, fp, "value")
-        update_op = _ratio(tp_up, fp_up, "update_op")
+        o, o_up = other(lab, p, w)
+        value = _ratio(tp, o, "value")
+        update_op = _ratio(tp_up, o_up, "update_op")
         _collect(metrics_collections, value)
         _collect(updates_collections, update_op)
         return value, update_op
+
+
+def precision(labels: Any, predictions: Any, weights: Any = None,
+              metrics_collections: Any = None, updates_collections: Any = None,
+              name: str | None = None) -> tuple[Any, Any]:
+    """``tp / (tp + fp)`` over the batches seen (0 when nothing was predicted positive)."""
+    return _tp_ratio(name, "precision", labels, predictions, weights, false_positives,
+                     metrics_collections, updates_collections)
 
 
 def recall(labels: Any, predictions: Any, weights: Any = None,
            metrics_collections: Any = None, updates_collections: Any = None,
            name: str | None = None) -> tuple[Any, Any]:
     """``tp / (tp + fn)`` over the batches seen (0 when there were no positive labels)."""
-    with variable_scope(name, "recall"):
-        p, lab, w = _remove_squeezable_dimensions(
-            math.cast(convert_to_tensor(predictions), bool_),
-            math.cast(convert_to_tensor(labels), bool_), weights)
-        tp, tp_up = true_positives(lab, p, w)
-        fn, fn_up = false_negatives(lab, p, w)
-        value = _ratio(tp, fn, "value")
-        update_op = _ratio(tp_up, fn_up, "update_op")
-        _collect(metrics_collections, value)
-        _collect(updates_collections, update_op)
-        return value, update_op
+    return _tp_ratio(name, "recall", labels, predictions, weights, false_negatives,
+                     metrics_collections, updates_collections)
 
 
 _ALL_INCLUDES = ("tp", "fn", "tn", "fp")
