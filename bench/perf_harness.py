@@ -618,6 +618,30 @@ def rss_main(steps: int) -> None:
     print(f"growth after the first tenth: {points[-1][1] - points[1][1]:+.1f} MiB")
 
 
+def blas_description(python: str = sys.executable) -> str:
+    """The BLAS NumPy loads in a fresh process of ``python``: library, version, kernels."""
+    code = ("import numpy, threadpoolctl; print('; '.join('%s %s, %s kernels' % (i['internal_api'],"
+            " i['version'], i.get('architecture')) for i in threadpoolctl.threadpool_info()"
+            " if i['user_api'] == 'blas'))")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    return out.stdout.strip() or out.stderr.strip()[-200:]
+
+
+def header() -> str:
+    """Machine, load and BLAS kernels: the context every figure needs."""
+    lines = [f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores,"
+             f" load average {os.getloadavg()[0]:.2f}; NumPy's BLAS: {blas_description()}"]
+    forced = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+              if k in os.environ}
+    if forced:
+        # Some machines pin OpenBLAS to older kernels for old builds' sake; that halves a
+        # current NumPy's products on an AVX-512 CPU (docs/performance.md).
+        lines.append(f"# note: {forced} set in the environment; NumPy's products run the "
+                     "kernels it names (run with `env -u OPENBLAS_CORETYPE -u "
+                     "OPENBLAS_L2_SIZE` to let OpenBLAS choose)")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--worker", nargs=2, metavar=("ENGINE", "WORKLOAD"), help=argparse.SUPPRESS)
@@ -632,6 +656,7 @@ def main(argv=None) -> None:
     if args.rss:
         return rss_main(args.rss)
     names = args.only.split(",") if args.only else list(WORKLOADS)
+    print(header(), flush=True)
     tf_py = os.environ.get("TF_PY")
     rows: dict[str, dict] = {}
     for r in range(args.rounds):
