@@ -67,6 +67,10 @@ flags.DEFINE_string("ps_hosts", "localhost:2222", "Comma-separated list of hostn
 flags.DEFINE_string("worker_hosts", "localhost:2223,localhost:2224",
                     "Comma-separated list of hostname:port pairs")
 flags.DEFINE_string("job_name", None, "job name: worker or ps")
+flags.DEFINE_integer("num_init_tokens", -1,
+                     "Tokens the chief puts in the sync token queue at the start (sync_replicas "
+                     "only; -1: replicas_to_aggregate, TensorFlow's default). 0 makes the first "
+                     "round wait for a gradient of every replica")
 flags.DEFINE_integer("data_seed", 0, "Seed of the synthetic MNIST-shaped data")
 flags.DEFINE_integer("run_timeout_ms", 60000,
                      "Deadline of each training step's run (no wait is unbounded)")
@@ -203,7 +207,8 @@ def train(flag_values=FLAGS) -> dict:
     hooks = [tf.train.StopAtStepHook(last_step=flag_values.train_steps)]
     if flag_values.sync_replicas:
         # Sets up the local step, the chief's queue runner and the initial tokens.
-        hooks.append(opt.make_session_run_hook(is_chief))
+        hooks.append(opt.make_session_run_hook(is_chief,
+                                               num_tokens=flag_values.num_init_tokens))
     train_dir = tempfile.mkdtemp() if is_chief else None
 
     sess_config = tf.ConfigProto(
@@ -265,7 +270,11 @@ def train(flag_values=FLAGS) -> dict:
 
 
 def main(unused_argv):
-    train(FLAGS)
+    record = train(FLAGS)
+    if record:  # a worker: its cross entropy at the start and at the end of its training
+        losses = record["losses"]
+        print(f"Worker {FLAGS.task_index}: {len(losses)} steps, cross entropy of the first "
+              f"3: {np.mean(losses[:3]):g}, of the last 3: {np.mean(losses[-3:]):g}")
 
 
 if __name__ == "__main__":

@@ -27,12 +27,15 @@ def import_ray() -> Any:
 
 def ensure_ray(address: str | None = None) -> Any:
     """Ray, initialised: joined at ``address`` ("auto" or a Ray address), or a new local
-    instance on 127.0.0.1 when ``address`` is None and this process has none yet."""
+    instance on 127.0.0.1 when ``address`` is None or "local" and this process has none yet
+    (None joins ``TFMINI_RAY_ADDRESS`` instead when it is set)."""
     ray = import_ray()
     if ray.is_initialized():
         return ray
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address is None:
+        address = os.environ.get("TFMINI_RAY_ADDRESS") or None
+    if address in (None, "local"):
         ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1",
                  log_to_driver=False, configure_logging=False)
     else:
