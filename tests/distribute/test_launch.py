@@ -96,6 +96,49 @@ def test_the_head_task_refuses_a_port_in_use():
             launch._start_head(None, "127.0.0.1", port, ("ps", 0))
 
 
+def test_the_shared_cluster_stays_on_loopback(ray_cluster):
+    # Ray resolves _node_ip_address="127.0.0.1" to the machine's network address unless
+    # RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 was set before it was imported (conftest.py).
+    ray = pytest.importorskip("ray")
+    assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
+
+
+def test_a_session_waits_for_a_task_to_start(ray_cluster, monkeypatch):
+    # One process per task: a task's actor may appear after a session needs it. The lookup
+    # waits for it, bounded by TFMINI_TASK_WAIT_S. (A job of its own: actors are named by
+    # job and task in the shared Ray instance.)
+    import threading
+
+    monkeypatch.setenv("TFMINI_TASK_WAIT_S", "0.5")
+    spec = tm.train.ClusterSpec({"late": [f"127.0.0.1:{_unused_port()}"],
+                                 "never": [f"127.0.0.1:{_unused_port()}"]})
+    cluster = tm.distribute.RayCluster(spec, start=False)
+    other = None
+    try:
+        start = time.monotonic()
+        with pytest.raises(tm.errors.UnavailableError,
+                           match=r"/job:never/task:0 did not start within 0\.5 s"):
+            cluster.actor("never", 0)
+        assert time.monotonic() - start < 5
+        monkeypatch.setenv("TFMINI_TASK_WAIT_S", "30")
+        other = tm.distribute.RayCluster(spec, start=False)  # another process's handle
+        starter = threading.Timer(0.3, cluster.start_task, args=("late", 0))
+        starter.start()
+        ray = pytest.importorskip("ray")
+        late = other.actor("late", 0)
+        assert ray.get(late.ping.remote()) == ("late", 0)
+        starter.join()
+        pid = ray.get(late.pid.remote())
+    finally:
+        cluster.shutdown()
+        if other is not None:
+            other.shutdown()
+    try:  # the actor's process ends, by its PID
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 # ----------------------------------------------------------------------------------------
 # Three processes
 

@@ -38,7 +38,7 @@ import time
 from typing import Any
 
 from tfmini import errors
-from tfmini.distribute.ray_support import ensure_ray, import_ray
+from tfmini.distribute.ray_support import ensure_ray, import_ray, keep_on_loopback
 from tfmini.train.server_lib import ClusterSpec
 
 # How long a task process waits for the head task's process to start the Ray head.
@@ -105,7 +105,7 @@ def connect(spec: ClusterSpec, job: str, task: int, address: str | None = None) 
     # answers 127.0.0.1. A joining process authenticates with the token the head uses (a
     # new local Ray instance enables token authentication by default).
     if is_loopback(host):
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        keep_on_loopback()
     if (job, task) != head:
         os.environ.setdefault("RAY_AUTH_MODE", "token")
     ray = import_ray()
