@@ -13,9 +13,9 @@ One change: the graphs are built under ``tm.device("/job:ps/task:0")``. TensorFl
 placer put ops without a device on the cluster's first device, ``/job:ps/replica:0/task:0``
 (its graph_execution_state.cc gives the placer no default local device), and that is how
 the workers' separate graphs share one set of variables and queues. TensorFlow 2.21, like
-tfmini, places them on the session's own task: there each worker would get queues of its
-own and the chief's dequeue would wait forever. The explicit device restores TF 1.15's
-placement.
+tfmini, places them on the session's own task (tests/distribute/test_default_task.py): there
+each worker would get queues of its own and the chief's dequeue would wait forever. The
+explicit device restores TF 1.15's placement.
 
 TensorFlow starts a new cluster per test; here the tests share the package's cluster
 (tests/distribute/conftest.py) and destroy their resources on the ps task afterwards, so
