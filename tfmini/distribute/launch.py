@@ -144,7 +144,9 @@ def _join_head(ray: Any, ip: str, port: int, head: tuple[str, int]) -> None:
         if time.monotonic() >= deadline:
             raise errors.UnavailableError(
                 None, None, f"No Ray head at {ip}:{port} after {wait_s:g} s: the process of "
-                            f"/job:{head[0]}/task:{head[1]} starts it (is it running?)")
+                            f"/job:{head[0]}/task:{head[1]} starts it (is it running? A process "
+                            "creating the Servers of several tasks creates that one first, or "
+                            "passes address='local')")
         time.sleep(0.2)
     ray.init(address=f"{ip}:{port}", log_to_driver=False, configure_logging=False)
 
