@@ -92,7 +92,8 @@ def connect(spec: ClusterSpec, job: str, task: int, address: str | None = None) 
 
     Raises:
         UnknownError: this is the head task and its port is taken.
-        UnavailableError: the head did not come up within ``TFMINI_RAY_WAIT_S``.
+        UnavailableError: the head did not come up within ``TFMINI_RAY_WAIT_S``, or its
+            host does not resolve.
     """
     address = address or os.environ.get("TFMINI_RAY_ADDRESS")
     if address:
@@ -112,7 +113,12 @@ def connect(spec: ClusterSpec, job: str, task: int, address: str | None = None) 
     if ray.is_initialized():
         return ray
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ip = "127.0.0.1" if is_loopback(host) else socket.gethostbyname(host)
+    try:
+        ip = "127.0.0.1" if is_loopback(host) else socket.gethostbyname(host)
+    except OSError as e:
+        raise errors.UnavailableError(
+            None, None, f"Cannot resolve {host!r}, the host of /job:{head[0]}/task:{head[1]} "
+                        f"where the cluster's Ray head runs: {e}") from None
     if (job, task) == head:
         _start_head(ray, ip, port, head)
     else:
