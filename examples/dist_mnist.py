@@ -18,19 +18,32 @@ Changes from TensorFlow's program, all said here rather than hidden:
   ``ready_for_local_init_op`` (the sync-replicas local init that non-chief workers wait on).
   The global step is added to the ``GLOBAL_STEP`` collection, where the session's hooks
   look for it (TensorFlow 2.x resource variables need this too).
-* Each worker records its losses and returns them from :func:`train` (``main`` calls it),
-  and the validation cross entropy is computed on a plain ``tf.Session`` after the training
-  session ends; ``--run_timeout_ms`` bounds every step's run and ``--data_seed`` seeds
-  the data.
+* Each worker records its losses and returns them from :func:`train` (``main`` calls it and
+  prints the cross entropy of the first and last steps), and the validation cross entropy
+  is computed on a plain ``tf.Session`` after the training session ends; ``--run_timeout_ms``
+  bounds every step's run, ``--data_seed`` seeds the data, and ``--num_init_tokens`` (-1,
+  TensorFlow's default, unless given) is the chief's initial sync tokens.
 
-How it is run (tests/distribute/test_dist_mnist.py): the ps and worker tasks are a tfmini
-cluster already running in this process's Ray instance (``tf.test.create_local_cluster``),
-and each worker's program runs with ``--existing_servers --job_name=worker
---task_index=<i> --ps_hosts=... --worker_hosts=...`` (its session connects to
-``grpc://<worker host>``), the two workers as two threads of one client process. TensorFlow's
-other mode, one command line per task each starting its own ``tf.train.Server``, is not
-supported yet: tfmini's Server starts a new local Ray instance in a process that has none,
-so separate command lines would not share one cluster.
+How to run it, one command line per task, as TensorFlow's program runs (each process
+creates its own ``tf.train.Server``; the ps task's process starts the cluster's Ray
+instance at its own address and the workers join it, see docs/distributed.md)::
+
+    python examples/dist_mnist.py --job_name=ps --task_index=0 \\
+        --ps_hosts=localhost:2222 --worker_hosts=localhost:2223,localhost:2224 --sync_replicas
+    python examples/dist_mnist.py --job_name=worker --task_index=0 ...   # same hosts
+    python examples/dist_mnist.py --job_name=worker --task_index=1 ...   # same hosts
+
+The workers exit when the global step reaches ``--train_steps``; the ps serves until it is
+ended (``kill <pid>``), and its Ray instance ends with it, so start the ps first and end it
+last. A non-chief worker polls for the chief's initialisation every 30 s (the
+MonitoredTrainingSession's wait; TensorFlow's program, with its Supervisor, polled every
+second): start it once the chief prints "Session initialization complete".
+tests/distribute/test_launch.py runs it so, as three OS processes.
+
+With ``--existing_servers`` the tasks are a tfmini cluster already running in the caller's
+Ray instance (``tf.test.create_local_cluster``), and each worker's program connects to
+``grpc://<worker host>``: tests/distribute/test_dist_mnist.py runs the two workers as two
+threads of one client process that way.
 """
 
 from __future__ import annotations
@@ -67,6 +80,10 @@ flags.DEFINE_string("ps_hosts", "localhost:2222", "Comma-separated list of hostn
 flags.DEFINE_string("worker_hosts", "localhost:2223,localhost:2224",
                     "Comma-separated list of hostname:port pairs")
 flags.DEFINE_string("job_name", None, "job name: worker or ps")
+flags.DEFINE_integer("num_init_tokens", -1,
+                     "Tokens the chief puts in the sync token queue at the start (sync_replicas "
+                     "only; -1: replicas_to_aggregate, TensorFlow's default). 0 makes the first "
+                     "round wait for a gradient of every replica")
 flags.DEFINE_integer("data_seed", 0, "Seed of the synthetic MNIST-shaped data")
 flags.DEFINE_integer("run_timeout_ms", 60000,
                      "Deadline of each training step's run (no wait is unbounded)")
@@ -203,7 +220,8 @@ def train(flag_values=FLAGS) -> dict:
     hooks = [tf.train.StopAtStepHook(last_step=flag_values.train_steps)]
     if flag_values.sync_replicas:
         # Sets up the local step, the chief's queue runner and the initial tokens.
-        hooks.append(opt.make_session_run_hook(is_chief))
+        hooks.append(opt.make_session_run_hook(is_chief,
+                                               num_tokens=flag_values.num_init_tokens))
     train_dir = tempfile.mkdtemp() if is_chief else None
 
     sess_config = tf.ConfigProto(
@@ -265,7 +283,11 @@ def train(flag_values=FLAGS) -> dict:
 
 
 def main(unused_argv):
-    train(FLAGS)
+    record = train(FLAGS)
+    if record:  # a worker: its cross entropy at the start and at the end of its training
+        losses = record["losses"]
+        print(f"Worker {FLAGS.task_index}: {len(losses)} steps, cross entropy of the first "
+              f"3: {np.mean(losses[:3]):g}, of the last 3: {np.mean(losses[-3:]):g}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,10 @@ import os
 
 import pytest
 
+# Before any test module imports Ray: Ray reads it at import, and only then keeps a local
+# instance on 127.0.0.1 (tfmini.distribute.ray_support.keep_on_loopback).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
 
 @pytest.fixture(scope="package")
 def ray_cluster(tmp_path_factory):

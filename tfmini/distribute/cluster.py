@@ -9,9 +9,12 @@ process so ``tm.Session(target)`` knows the cluster behind them.
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from typing import Any
 
+from tfmini import errors
 from tfmini.distribute.ray_support import NAMESPACE, actor_name, ensure_ray
 from tfmini.distribute.rendezvous import CONCURRENCY_GROUP
 from tfmini.distribute.task_server import TaskServer
@@ -19,6 +22,8 @@ from tfmini.train.server_lib import ClusterSpec
 
 # Concurrent calls one task serves: blocked waits (takes, dequeues) hold a thread each.
 MAX_CONCURRENCY = 32
+# Seconds a session waits for a task's actor to appear (TFMINI_TASK_WAIT_S overrides).
+TASK_WAIT_S = 60.0
 
 _targets: dict[str, tuple[RayCluster, str, int]] = {}
 _targets_lock = threading.Lock()
@@ -62,16 +67,18 @@ class RayCluster:
             return actor
 
     def actor(self, job: str, task: int) -> Any:
-        """The actor of ``/job:<job>/task:<task>``.
+        """The actor of ``/job:<job>/task:<task>``, waiting (bounded) for the task's process
+        to create it when it is not there yet.
 
         Raises:
             ValueError: no such task in the cluster.
+            UnavailableError: the task's actor did not appear within ``TFMINI_TASK_WAIT_S``
+                seconds (60 by default).
         """
         self.cluster_spec.task_address(job, task)
         actor = self._actors.get((job, task))
         if actor is None:
-            actor = self._ray.get_actor(actor_name(job, task), namespace=NAMESPACE)
-            self._actors[(job, task)] = actor
+            actor = self._actors[(job, task)] = _wait_for_actor(self._ray, job, task)
         return actor
 
     def shutdown(self) -> None:
@@ -84,6 +91,22 @@ class RayCluster:
         with _targets_lock:
             for t in [t for t, v in _targets.items() if v[0] is self]:
                 del _targets[t]
+
+
+def _wait_for_actor(ray: Any, job: str, task: int) -> Any:
+    # A task started by a process of its own (one process per task) may come up after the
+    # processes that use it, as TensorFlow's servers may: wait for it, bounded.
+    wait_s = float(os.environ.get("TFMINI_TASK_WAIT_S", TASK_WAIT_S))
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return ray.get_actor(actor_name(job, task), namespace=NAMESPACE)
+        except ValueError:  # Ray's answer for a name no live actor has
+            if time.monotonic() >= deadline:
+                raise errors.UnavailableError(
+                    None, None, f"/job:{job}/task:{task} did not start within {wait_s:g} s "
+                                "(no process has created its Server)") from None
+            time.sleep(0.1)
 
 
 def target_of(cluster_spec: ClusterSpec, job: str, task: int) -> str:

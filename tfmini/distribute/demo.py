@@ -177,7 +177,9 @@ def dist_demo(workers: int = 4, ps: int = 2, mode: str = "sync", staleness: int 
     if mode not in ("sync", "async"):
         raise ValueError(f"dist-demo --mode must be sync or async, got {mode!r}")
     import tfmini as tm
-    from tfmini.distribute.ray_support import import_ray
+    from tfmini.distribute.ray_support import import_ray, keep_on_loopback
+
+    keep_on_loopback()
 
     ray = import_ray()
     started = not ray.is_initialized()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 # Ray namespace of the task actors, each named actor_name(job, task).
@@ -25,14 +26,27 @@ def import_ray() -> Any:
     return ray
 
 
+def keep_on_loopback() -> None:
+    """Makes a Ray instance this process starts use 127.0.0.1, not the machine's network
+    address. Effective only before Ray is imported: Ray reads the variable then, and
+    resolves an explicit ``_node_ip_address="127.0.0.1"`` to the network address otherwise
+    (ray/_private/services.py ``resolve_ip_for_localhost``)."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+
 def ensure_ray(address: str | None = None) -> Any:
     """Ray, initialised: joined at ``address`` ("auto" or a Ray address), or a new local
-    instance on 127.0.0.1 when ``address`` is None and this process has none yet."""
+    instance on 127.0.0.1 when ``address`` is None or "local" and this process has none yet
+    (None joins ``TFMINI_RAY_ADDRESS`` instead when it is set)."""
+    if address is None:
+        address = os.environ.get("TFMINI_RAY_ADDRESS") or None
+    if address in (None, "local") and "ray" not in sys.modules:
+        keep_on_loopback()
     ray = import_ray()
     if ray.is_initialized():
         return ray
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    if address is None:
+    if address in (None, "local"):
         ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1",
                  log_to_driver=False, configure_logging=False)
     else:

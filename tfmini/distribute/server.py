@@ -2,7 +2,9 @@
 
 As tensorflow/python/training/server_lib.py: a Server is one task of a cluster; its
 ``target`` (``grpc://<address>``) is what ``tm.Session(target)`` connects to. Here the task runs
-in a Ray actor rather than in the calling process.
+in a Ray actor rather than in the calling process. A process without Ray that creates a
+Server joins, or for the cluster's head task starts, the cluster's Ray instance
+(:mod:`tfmini.distribute.launch`), so one process per task works as in TensorFlow 1.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import socket
 import threading
 from typing import Any
 
+from tfmini.distribute import launch
 from tfmini.distribute.cluster import RayCluster, target_of
 from tfmini.train.server_lib import ClusterSpec
 
@@ -37,7 +40,11 @@ class Server:
         task_index: This task's index (default 0).
         protocol, config: Accepted for compatibility.
         start: Start the task now.
-        address: Ray address to join (None: this process's Ray, or a local one).
+        address: Ray address to join. None: this process's Ray if it has one, else
+            ``TFMINI_RAY_ADDRESS``, else the cluster's own Ray head at its head task's
+            address, started by the head task's process and joined by the others
+            (:mod:`tfmini.distribute.launch`). ``"local"``: a new Ray instance of this
+            process alone (``create_local_server``, ``create_local_cluster``).
     """
 
     def __init__(self, server_or_cluster_def: Any, job_name: str | None = None,
@@ -59,6 +66,8 @@ class Server:
         self._spec = spec
         self._job = job_name
         self._task = task_index
+        if address is None:  # one process per task: find the cluster's Ray by its spec
+            launch.connect(spec, job_name, task_index)
         self._cluster = _cluster_for(spec, address)
         if start:
             self.start()
@@ -68,12 +77,13 @@ class Server:
         self._cluster.start_task(self._job, self._task)
 
     def join(self) -> None:
-        """Blocks until the task's actor ends (a ps task's main loop)."""
+        """Blocks while the task's actor lives (a ps task's main loop): until the actor or
+        the cluster's Ray ends."""
         ray = self._cluster._ray
         actor = self._cluster.actor(self._job, self._task)
         while True:
             try:
-                ray.get(actor.ping.remote())
+                ray.get(actor.ping.remote(), timeout=30)
             except Exception:
                 return
             threading.Event().wait(1.0)
@@ -92,7 +102,7 @@ class Server:
     def create_local_server(config: Any = None, start: bool = True) -> Server:
         """A one-task cluster on a free localhost port (``grpc://localhost:<port>``)."""
         return Server({"localhost": [f"localhost:{_free_port()}"]}, job_name="localhost",
-                      task_index=0, config=config, start=start)
+                      task_index=0, config=config, start=start, address="local")
 
 
 def _free_port() -> int:
@@ -114,6 +124,7 @@ def create_local_cluster(num_workers: int, num_ps: int, protocol: str = "grpc",
         "worker": [f"127.0.0.1:{_free_port()}" for _ in range(num_workers)],
         "ps": [f"127.0.0.1:{_free_port()}" for _ in range(num_ps)],
     })
-    workers = [Server(spec, job_name="worker", task_index=i) for i in range(num_workers)]
-    ps = [Server(spec, job_name="ps", task_index=i) for i in range(num_ps)]
+    workers = [Server(spec, job_name="worker", task_index=i, address="local")
+               for i in range(num_workers)]
+    ps = [Server(spec, job_name="ps", task_index=i, address="local") for i in range(num_ps)]
     return workers, ps
