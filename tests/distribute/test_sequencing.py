@@ -69,27 +69,56 @@ def test_a_constant_from_another_task_is_copied_not_sent():
     assert copies[0]["name"] == "tm_const/GradientDescent/learning_rate"
 
 
-def test_a_part_with_another_blocking_op_keeps_the_dataflow_executor():
-    # The ps dequeues what the same step enqueues from the worker's value: its order cannot
-    # be fixed ahead (the dequeue waits on the queue's state), so the ps part is not
-    # sequenced; the worker part holds no wait at all (compiled, its sends held to its end).
+def _queue_graph():
+    # The worker doubles its feed; the ps enqueues the result (and may dequeue it).
+    with tm.device("/job:ps/task:0"):
+        q = tm.FIFOQueue(4, tm.float32, shapes=[[2]])
+    with tm.device("/job:worker/task:0"):
+        x = tm.placeholder(tm.float32, [2])
+        doubled = x * 2.0
+    with tm.device("/job:ps/task:0"):
+        enq = q.enqueue(doubled)
+        deq = q.dequeue()
+    return x, enq, deq
+
+
+def test_one_other_blocking_op_waits_inline_after_the_ops_it_does_not_feed():
     with tm.Graph().as_default():
-        with tm.device("/job:ps/task:0"):
-            q = tm.FIFOQueue(4, tm.float32, shapes=[[2]])
-        with tm.device("/job:worker/task:0"):
-            x = tm.placeholder(tm.float32, [2])
-            doubled = x * 2.0
-        with tm.device("/job:ps/task:0"):
-            enq = q.enqueue(doubled)
-            deq = q.dequeue()
-        parts = _parts([deq], (x,), [enq])
-    assert not parts[PS].sequential
+        x, enq, _ = _queue_graph()
+        parts = _parts([], (x,), [enq])
+    ps = parts[PS]
+    assert ps.sequential and ps.inline_waits == ("QueueEnqueueV2", "_Recv")
+    order = _ops(ps)
+    assert order.index("_Recv") < order.index("QueueEnqueueV2")
+    # The worker part holds no wait at all (compiled, its sends held to its end).
     assert _ops(parts[WORKER]).count("_Recv") == 0 and parts[WORKER].sequential
+    assert parts[WORKER].inline_waits == ()
+
+
+def test_several_other_blocking_ops_keep_the_dataflow_executor():
+    # A step that enqueues and dequeues on the ps: run in order, the dequeue could come first
+    # and wait for ever on an empty queue; the dataflow executor runs both at once.
+    with tm.Graph().as_default():
+        x, enq, deq = _queue_graph()
+        parts = _parts([deq], (x,), [enq])
+    assert not parts[PS].sequential and parts[WORKER].sequential
+
+
+def test_a_sequenced_part_with_an_enqueue_runs_its_steps():
+    with tm.Graph().as_default():
+        x, enq, deq = _queue_graph()
+        put = _parts([], (x,), [enq])
+        take = _parts([deq], (), [])
+    servers, _ = _servers()
+    for i, v in enumerate(([1.0, 2.0], [3.0, 5.0])):
+        _run_step(servers, put, {x: np.array(v, np.float32)}, f"put{i}")
+    got = [_run_step(servers, take, {}, f"take{i}")[PS][0] for i in range(2)]
+    np.testing.assert_array_equal(got, [[2.0, 4.0], [6.0, 10.0]])
 
 
 def test_sync_replicas_worker_part_waits_for_its_token_after_sending_its_gradients():
-    # The ps part dequeues the token (blocking: dataflow); the worker part is sequenced, its
-    # token _Recv after the gradient sends the token (through the ps's queue) depends on.
+    # Both parts are sequenced: the ps dequeues the token inline once the gradients are in
+    # its accumulators; the worker's token _Recv comes after the gradient sends.
     with tm.Graph().as_default():
         with tm.device(tm.train.replica_device_setter(cluster=SPEC,
                                                       worker_device="/job:worker/task:0")):
@@ -100,7 +129,10 @@ def test_sync_replicas_worker_part_waits_for_its_token_after_sending_its_gradien
             train = opt.minimize(loss, global_step=gs)
         parts = _parts([], (), [train.op])
     ps, worker = parts[PS], parts[WORKER]
-    assert not ps.sequential and worker.sequential
+    assert ps.sequential and worker.sequential
+    order = _ops(ps)
+    assert order.index("QueueDequeueV2") > max(
+        i for i, op in enumerate(order) if op == "ResourceAccumulatorApplyGradient")
     recvs = _position(worker, lambda n: n["op"] == "_Recv")
     sends = _position(worker, lambda n: n["op"] == "_Send")
     assert len(recvs) == 2 and min(sends) < max(recvs)  # the token comes last
@@ -144,7 +176,8 @@ def _run_step(servers, parts, feeds, step_id):
             out[part.task] = servers[part.task].run_part(
                 "client", part.key, part.graph_def,
                 {feed_name(t) + ":0": feeds[t] for t in part.feeds},
-                [t.name for t in part.fetches], part.targets, 10000, step_id, part.sequential)
+                [t.name for t in part.fetches], part.targets, 10000, step_id,
+                part.inline_waits if part.sequential else None)
         except Exception as e:  # pragma: no cover - reported below
             failures.append(e)
 

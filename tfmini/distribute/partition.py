@@ -55,7 +55,8 @@ class Part:
         self.targets: list[str] = []      # op names to run (targets, _Send ops)
         self.graph_def: dict = {}
         self.key = ""
-        self.sequential = False  # its _Recv ops may wait inline (sequencing.py)
+        self.sequential = False  # its ops run in order, its waits inline (sequencing.py)
+        self.inline_waits: tuple[str, ...] = ()  # the op types that then wait inline
 
 
 def _task_of_device(op: Operation, cluster_spec: Any) -> tuple[str, int] | None:
@@ -137,10 +138,11 @@ def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
     memo: dict = {}
     if SEQUENCE_PARTS:
         sequence(list(parts.values()), {
-            task: {op.name for op in part.ops if op.type != RECV and may_block(op, memo)}
+            task: {op.name: op.op_def.is_blocking for op in part.ops
+                   if op.type != RECV and may_block(op, memo)}
             for task, part in parts.items()})
     for part in parts.values():
-        text = json.dumps([part.graph_def, part.sequential], sort_keys=True, default=str)
+        text = json.dumps([part.graph_def, part.inline_waits], sort_keys=True, default=str)
         part.key = hashlib.sha1(text.encode()).hexdigest()
     return list(parts.values())
 

@@ -1,4 +1,4 @@
-"""Which parts of a partitioned step may run in order, their ``_Recv`` ops waiting inline.
+"""Which parts of a partitioned step may run in order, their waits (``_Recv``) inline.
 
 A part holding a ``_Recv`` is a plan with a blocking step, which the runtime's dataflow
 executor runs with the wait on a thread of its own (about 0.3 ms a part, against ~0.015 ms
@@ -9,11 +9,13 @@ on, through any other task: then no part ever waits for something it would do la
 The partitioner knows the whole step, so it decides here. The step's dependency graph joins
 every part's data and control edges, each ``_Send`` to its ``_Recv``, and, for a blocking op
 other than ``_Recv`` (a dequeue, an accumulator take: they wait for state other ops change),
-an edge from every op of its part that is not downstream of it. A part qualifies when its
-only blocking ops are ``_Recv`` (a part with no blocking op at all qualifies as it is);
-its order is topological over its own edges plus "all of a
-``_Recv``'s ancestors in this part come first", with the remaining ops placed before any
-``_Recv`` they do not need. The orders are then checked together: the step graph with each
+an edge from every op of its part that is not downstream of it, as the dataflow executor
+would have run those while it waited. A part qualifies when, besides its ``_Recv`` ops, it
+holds at most one blocking op, one that waits by itself (the token dequeue of a
+SyncReplicas worker's step on its ps; not an If or While calling a function that waits); a
+part with no blocking op qualifies as it is. Its order is topological over its own edges
+plus "every op of this part among a wait's ancestors comes before the wait", each wait as
+late as it can be. The orders are then checked together: the step graph with each
 sequenced part's order added as a chain must stay acyclic, or no part is sequenced. Parts
 that do not qualify run in the dataflow executor as before. The chosen order becomes the
 order of the part's graph_def nodes, which the task's runtime keeps (its plans order ops
@@ -46,8 +48,10 @@ def sequence(parts: list, blocking: dict) -> None:
     ``sequential`` flag (see module doc).
 
     Args:
-        parts: The step's parts (``task``, ``graph_def``, ``sequential``).
-        blocking: Per task, the names of its part's blocking ops other than ``_Recv``.
+        parts: The step's parts (``task``, ``graph_def``, ``sequential``,
+            ``inline_waits``).
+        blocking: Per task, its part's blocking ops other than ``_Recv``: name -> whether
+            the op itself waits (False: it calls a function holding a wait).
     """
     nodes: dict[tuple, dict] = {}
     preds: dict[tuple, set[tuple]] = {}
@@ -74,7 +78,7 @@ def sequence(parts: list, blocking: dict) -> None:
         p.intersection_update(nodes)  # a name from outside the part (none expected)
     succs = _successors(preds)
     for part in parts:
-        waits = blocking.get(part.task, set())
+        waits = blocking.get(part.task, {})
         for name in waits:
             b = (part.task, name)
             if b not in nodes:
@@ -88,12 +92,14 @@ def sequence(parts: list, blocking: dict) -> None:
     orders: dict[tuple, list[tuple]] = {}
     for part in parts:
         members = by_task[part.task]
-        if blocking.get(part.task):
-            continue
-        if not any(nodes[m]["op"] == RECV for m in members):
+        others = blocking.get(part.task, {})
+        if len(others) > 1 or not all(others.values()):
+            continue  # several waits of their own, or waits inside a function: dataflow
+        waits = {m for m in members if nodes[m]["op"] == RECV or m[1] in others}
+        if not waits:
             part.sequential = True  # never waits: runs compiled; its sends go together
             continue
-        order = _part_order(members, preds, nodes, index)
+        order = _part_order(members, preds, waits, index)
         if order is not None:
             orders[part.task] = order
     if not orders:
@@ -109,6 +115,8 @@ def sequence(parts: list, blocking: dict) -> None:
         if order is not None:
             part.graph_def = {**part.graph_def, "node": [nodes[k] for k in order]}
             part.sequential = True
+            part.inline_waits = tuple(sorted(
+                {RECV} | {nodes[(part.task, n)]["op"] for n in blocking.get(part.task, {})}))
 
 
 def _successors(preds: dict[tuple, set[tuple]]) -> dict[tuple, list[tuple]]:
@@ -131,15 +139,15 @@ def _reach(start: Iterable[tuple], edges: dict[tuple, Iterable[tuple]]) -> set[t
     return seen
 
 
-def _part_order(members: list[tuple], preds: dict, nodes: dict,
+def _part_order(members: list[tuple], preds: dict, waits: set,
                 index: dict) -> list[tuple] | None:
-    """A topological order of one part in which each ``_Recv`` follows every op of the part
-    among its ancestors (through any task), other ops as early as they can; None if there
-    is none."""
+    """A topological order of one part in which each wait (``_Recv``, or the part's one
+    other blocking op) follows every op of the part among its ancestors (through any task),
+    other ops as early as they can; None if there is none."""
     mine = set(members)
     local = {m: {p for p in preds[m] if p in mine} for m in members}
     for m in members:
-        if nodes[m]["op"] == RECV:
+        if m in waits:
             ancestors = _reach(preds[m], preds) & mine
             if m in ancestors:
                 return None
@@ -149,8 +157,8 @@ def _part_order(members: list[tuple], preds: dict, nodes: dict,
     for m in members:
         for p in local[m]:
             users[p].append(m)
-    # A _Recv waits: it goes after every other op that can run (ties by def order).
-    ready = [(nodes[m]["op"] == RECV, index[m], m) for m in members if indegree[m] == 0]
+    # A wait goes after every other op that can run (ties by def order).
+    ready = [(m in waits, index[m], m) for m in members if indegree[m] == 0]
     heapq.heapify(ready)
     order = []
     while ready:
@@ -159,7 +167,7 @@ def _part_order(members: list[tuple], preds: dict, nodes: dict,
         for u in users[m]:
             indegree[u] -= 1
             if indegree[u] == 0:
-                heapq.heappush(ready, (nodes[u]["op"] == RECV, index[u], u))
+                heapq.heappush(ready, (u in waits, index[u], u))
     return order if len(order) == len(members) else None
 
 

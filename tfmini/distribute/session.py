@@ -87,7 +87,7 @@ class DistributedSession(Session):
             ref = actor.run_part.remote(
                 self._client, part.key, part.graph_def if send_def else None, feeds,
                 [t.name for t in part.fetches], part.targets, timeout_ms, step_id,
-                part.sequential)
+                part.inline_waits if part.sequential else None)
             refs[ref] = part
         pending = list(refs)
         while pending:

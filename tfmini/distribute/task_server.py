@@ -34,11 +34,14 @@ class _PartSession(Session):
     """A runtime Session over the task's shared device: closing it cancels its runs but
     keeps the task's resources (they belong to the task, not to one client)."""
 
-    def __init__(self, graph: Graph, device: Device, sequential: bool = False):
+    def __init__(self, graph: Graph, device: Device, inline_waits: Any = None):
         super().__init__(graph=graph)
         self._devices = {"CPU": device}
-        if sequential:  # its partitioner ordered the part so its _Recv ops wait in turn
-            self._inline_waits = frozenset({"_Recv"})
+        # Not None: the part runs in order (its sends held until it waits or ends), and
+        # these op types wait inline, as its partitioner ordered them (sequencing.py).
+        self.sequential = inline_waits is not None
+        if inline_waits:
+            self._inline_waits = frozenset(inline_waits)
 
     def cancel(self) -> None:
         self._devices = {}  # close() clears the devices' resources: not the task's
@@ -67,13 +70,14 @@ class TaskServer:
 
     def run_part(self, client: str, key: str, graph_def: dict | None, feeds: dict,
                  fetches: list[str], targets: list[str], timeout_ms: int,
-                 step_id: str = "", sequential: bool = False) -> list:
+                 step_id: str = "", inline_waits: Any = None) -> list:
         """Runs one part of step ``step_id`` for client session ``client``; returns the
         fetched values.
 
         ``graph_def`` is sent the first time a key is used (None afterwards), with
-        ``sequential`` (its node order lets its _Recv ops wait inline, in the compiled plan;
-        tfmini/distribute/sequencing.py). The part's
+        ``inline_waits``: None, or the part is sequential (its node order lets these
+        blocking op types wait inline, in the compiled plan; tfmini/distribute/sequencing.py).
+        The part's
         _Send/_Recv ops exchange tensors with the other tasks' parts of the same step. Errors
         come back as tm.errors (they pickle), so the client raises the kernel's own class.
         """
@@ -88,7 +92,7 @@ class TaskServer:
                 with graph.as_default():
                     import_graph_def(graph_def, name="")
                 entry = self._parts[(client, key)] = (
-                    graph, _PartSession(graph, self.device, sequential), {})
+                    graph, _PartSession(graph, self.device, inline_waits), {})
         graph, sess, calls = entry
         names = tuple(feeds)
         call = calls.get((names, tuple(fetches), tuple(targets)))
@@ -98,7 +102,7 @@ class TaskServer:
                 [[graph.as_graph_element(n) for n in fetches],
                  [graph.get_operation_by_name(n) for n in targets]],
                 [graph.as_graph_element(n) for n in names], accept_options=True)
-        rendezvous = self.rendezvous.step(step_id, batched=sess._inline_waits != frozenset())
+        rendezvous = self.rendezvous.step(step_id, batched=sess.sequential)
         options = _PartRunOptions(timeout_in_ms=max(timeout_ms, 0), rendezvous=rendezvous)
         values = call(*feeds.values(), options=options)[0]
         rendezvous.flush()  # what the part sent last (a failed part's sends are dropped)
