@@ -23,30 +23,40 @@ one process (load on the shared machine hits both alike):
    global step's increase over the block's wall time. Per-step overhead is
    a replica's median step time minus the compute: the median time of one plain SGD step of
    the same model (forward, backward, update, no synchronisation) in an in-process Session.
-   The CPU time the ps task's process spends per round (from /proc) is reported too: it is
-   the ps's serialised work, the bound of the scaling model in docs/distributed.md.
+   The CPU time per round (from /proc) of the busiest ps task's process (its serialised
+   work) and of all the run's processes together (ps, workers and this client: the threaded
+   version's is this process's alone) is reported too: the inputs of the scaling model in
+   docs/distributed.md.
 
 Run:  .venv/bin/python bench/bench_dist.py     (needs the dist extra)
-      BENCH_DIST_WORKERS=1,2 chooses the worker counts, BENCH_DIST_STEPS the steps per
-      replica per block (default 30), BENCH_DIST_REPEATS the blocks per variant (default 3).
+      .venv/bin/python bench/bench_dist.py --model   (prints the model's predictions only)
+      BENCH_DIST_WORKERS=1,2 chooses the worker counts, BENCH_DIST_PS the ps tasks of the
+      sync runs (default 1; the variables go round-robin over them), BENCH_DIST_STEPS the
+      steps per replica per block (default 30), BENCH_DIST_REPEATS the blocks per variant
+      (default 3).
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import sys
 import threading
 import time
 
 import numpy as np
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+# Closing the chief's session cancels its queue runner's takes; with 2 ps tasks the part
+# whose error the client did not wait for is reported by Ray at exit: not a result.
+os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
 
 import tfmini as tm  # noqa: E402
 from tfmini.distribute import partition as partition_mod  # noqa: E402
 
 WORKER_COUNTS = tuple(int(n) for n in os.environ.get("BENCH_DIST_WORKERS", "1,2,4").split(","))
 STEPS = int(os.environ.get("BENCH_DIST_STEPS", "30"))
+NUM_PS = int(os.environ.get("BENCH_DIST_PS", "1"))
 REPEATS = int(os.environ.get("BENCH_DIST_REPEATS", "3"))
 TIMEOUT = tm.RunOptions(timeout_in_ms=60000)
 BATCH, IN, HIDDEN, OUT = 100, 784, 100, 10
@@ -63,6 +73,11 @@ def timed(fn, n) -> list[float]:
         fn()
         out.append(time.perf_counter() - t)
     return out
+
+
+def _own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
 
 
 def cpu_seconds(pid: int) -> float:
@@ -184,7 +199,8 @@ class SyncRun:
     def block(self, steps):
         times = [[] for _ in self.trains]
         g0 = self.gs_read()
-        cpu0 = cpu_seconds(self.ps_pid) if self.ps_pid else 0.0
+        cpu0 = [cpu_seconds(p) for p in self.ps_pids]
+        all0 = sum(cpu_seconds(p) for p in self.other_pids) + _own_cpu()
 
         barrier = threading.Barrier(len(self.trains))
 
@@ -207,8 +223,11 @@ class SyncRun:
             t.join()
         wall = time.perf_counter() - t0
         rounds = self.gs_read() - g0
-        cpu = (cpu_seconds(self.ps_pid) - cpu0) if self.ps_pid else 0.0
-        return rounds / wall, med_ms([s for r in times for s in r]), cpu / max(rounds, 1)
+        # The busiest ps task's CPU time (its work is serialised by its GIL).
+        cpu = max([cpu_seconds(p) - c for p, c in zip(self.ps_pids, cpu0)], default=0.0)
+        cpu_all = sum(cpu_seconds(p) for p in self.other_pids) + _own_cpu() - all0
+        return (rounds / wall, med_ms([s for r in times for s in r]), cpu / max(rounds, 1),
+                cpu_all / max(rounds, 1))
 
     def warm_up(self):
         """A first round (its tokens are the initial ones, handed out before its update:
@@ -236,7 +255,8 @@ class ThreadedSync(SyncRun):
     """The replicas as threads on one in-process Session over one graph."""
 
     def __init__(self, n):
-        self.ps_pid = 0
+        self.ps_pids = []
+        self.other_pids = []
         g = tm.Graph()
         with g.as_default():
             params = mlp_params()
@@ -261,8 +281,9 @@ class ThreadedSync(SyncRun):
 class ClusterSync(SyncRun):
     """Replica i in its own graph and ``tm.Session(worker i)``; variables on the ps task(s)."""
 
-    def __init__(self, n, spec, ps_pid, tag):
-        self.ps_pid = ps_pid
+    def __init__(self, n, spec, ps_pids, tag, worker_pids=()):
+        self.ps_pids = ps_pids
+        self.other_pids = list(ps_pids) + list(worker_pids[:n])
         built = []
         self.sessions, self.trains = [], []
         for i in range(n):
@@ -290,13 +311,14 @@ class ClusterSync(SyncRun):
         self.gs_read = lambda: int(self.sessions[0].run(gs0))
 
 
-def sync_rounds(spec, ps_pid, compute_ms):
-    print(f"\nsync MLP 784-100-10, batch {BATCH}/replica; compute (in-process SGD step): "
-          f"{compute_ms:.2f} ms")
-    print("W  version    rounds/s  step ms  overhead ms  ps CPU ms/round")
+def sync_rounds(spec, ps_pids, worker_pids, compute_ms):
+    print(f"\nsync MLP 784-100-10, batch {BATCH}/replica, {len(ps_pids)} ps; compute "
+          f"(in-process SGD step): {compute_ms:.2f} ms")
+    print("W  version    rounds/s  step ms  overhead ms  ps CPU ms/round  all CPU ms/round")
     rows = []
     for n in WORKER_COUNTS:
-        runs = {"threads": ThreadedSync(n), "cluster": ClusterSync(n, spec, ps_pid, f"sync{n}")}
+        runs = {"threads": ThreadedSync(n), "cluster": ClusterSync(n, spec, ps_pids, f"sync{n}",
+                                                            worker_pids)}
         for run in runs.values():
             run.warm_up()
         res = {k: [] for k in runs}
@@ -309,11 +331,56 @@ def sync_rounds(spec, ps_pid, compute_ms):
             rate = statistics.median(r[0] for r in res[k])
             step = statistics.median(r[1] for r in res[k])
             cpu = statistics.median(r[2] for r in res[k]) * 1e3
+            cpu_all = statistics.median(r[3] for r in res[k]) * 1e3
             cpu_text = f"{cpu:.2f}" if k == "cluster" else "-"
             print(f"{n}  {k:9s}  {rate:8.1f}  {step:7.2f}  {step - compute_ms:11.2f}  "
-                  f"{cpu_text:>15s}")
-            rows.append((n, k, rate, step, cpu))
+                  f"{cpu_text:>15s}  {cpu_all:16.2f}")
+            rows.append((n, k, rate, step, cpu, cpu_all))
     return rows
+
+
+# -- the scaling model of docs/distributed.md ---------------------------------------------
+# Per-call costs measured by this script on the project's machine (2026-11-25); see the
+# docs for where each comes from and what is assumed.
+RT_MS = 0.6             # actor round trip (ping)
+PART_MS = 0.3           # a part's call beyond the round trip (one-task step - ping)
+SER_MS_PER_MB = 1.25    # per transfer, inline (a 1 KB -> 1 MB push: 0.71 -> 1.98 ms)
+STORE_MS = 1.3          # more per transfer over the inline limit (the object store)
+INLINE_MB = 1.0         # tfmini.distribute.ray_support.INLINE_BYTES
+CHIEF_MS = 1.7          # per round on the global step's ps (the chief's queue runner part)
+CALL_MS = 2.3           # per worker per round on each ps shard (its calls, without bytes)
+NIC_MB_PER_S = 1250.0   # assumed: 10 Gb/s per machine
+COMPUTE_MS_PER_MB = 0.57 / 0.318  # assumed: compute grows with the model (the MLP's ratio)
+
+
+def _transfer_ms(mb):
+    return SER_MS_PER_MB * mb + (STORE_MS if mb > INLINE_MB else 0.0)
+
+
+def model_round_ms(workers, shards, model_mb, compute_ms=None):
+    """Predicted time of one sync round: the critical path (3 round trips, 4 part calls,
+    the compute, the variables in and the gradients out) plus the ps shard's serialised
+    work (the chief's part, then each worker's calls and bytes), or the shard's network
+    time if that is longer."""
+    compute = COMPUTE_MS_PER_MB * model_mb if compute_ms is None else compute_ms
+    shard = model_mb / shards
+    moved = max(2 * _transfer_ms(shard), 2 * model_mb / NIC_MB_PER_S * 1e3)
+    latency = 3 * RT_MS + 4 * PART_MS + compute + moved
+    serial = CHIEF_MS + workers * (CALL_MS + 2 * _transfer_ms(shard))
+    wire = 2 * workers * shard / NIC_MB_PER_S * 1e3
+    return max(latency + serial, wire)
+
+
+def print_model():
+    print("predicted sync rounds/s, MLP (0.318 MB, compute 0.57 ms), 1 ps, one machine:",
+          ", ".join(f"W={w}: {1e3 / model_round_ms(w, 1, 0.318, 0.57):.0f}"
+                    for w in (1, 2, 4)))
+    for mb in (0.318, 4.0, 40.0):
+        print(f"\nmodel of {mb} MB, one task per machine: rounds/s by workers x ps shards")
+        print("W \\ P " + "".join(f"{p:>8d}" for p in (1, 2, 4, 8)))
+        for w in (8, 16, 32, 64):
+            print(f"{w:6d} " + "".join(f"{1e3 / model_round_ms(w, p, mb):8.1f}"
+                                       for p in (1, 2, 4, 8)))
 
 
 def main():
@@ -321,15 +388,15 @@ def main():
 
     print(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
           "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-    workers, _ = tm.test.create_local_cluster(max(4, *WORKER_COUNTS), 1)
+    workers, _ = tm.test.create_local_cluster(max(4, *WORKER_COUNTS), NUM_PS)
     cluster = workers[0]._cluster
     spec = cluster.cluster_spec
     pids = [ray.get(cluster.actor(*t).pid.remote()) for t in
-            [("ps", 0)] + [("worker", i) for i in range(len(workers))]]
+            [("ps", i) for i in range(NUM_PS)] + [("worker", i) for i in range(len(workers))]]
     try:
         per_call_costs(ray, cluster, spec)
         sgd_latency(spec)
-        sync_rounds(spec, pids[0], compute_time())
+        sync_rounds(spec, pids[:NUM_PS], pids[NUM_PS:], compute_time())
     finally:
         cluster.shutdown()
         ray.shutdown()
@@ -342,4 +409,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--model"]:
+        print_model()
+    else:
+        main()
