@@ -128,9 +128,14 @@ class _WaitThreads:
             if not start:
                 self._idle -= 1  # promised to this piece of work
         taken = threading.Event()
-        self._work.put((name, fn, args, taken))
+        item = [name, fn, args, taken]
+        self._work.put(item)
         if start:
-            threading.Thread(target=self._serve, daemon=True, name=name).start()
+            try:
+                threading.Thread(target=self._serve, daemon=True, name=name).start()
+            except BaseException:
+                item[1] = None  # never to run: a later thread drops it (it was not promised)
+                raise
         taken.wait()
 
     def _serve(self) -> None:
@@ -144,6 +149,8 @@ class _WaitThreads:
                         self._idle -= 1
                         return
                 continue  # work was promised to an idle thread: wait for it
+            if fn is None:
+                continue  # its submit failed to start a thread; this thread's promise stands
             me.name = name
             taken.set()
             fn(*args)  # (reports its own outcome; never raises)
