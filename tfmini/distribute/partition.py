@@ -8,7 +8,9 @@ Each task's ops form one part, shipped as a graph_def, as TensorFlow's graph par
 becomes a ``_Send`` in the producer's part and a ``_Recv`` in the consumer's, a control edge
 across tasks a ``_Send`` of a token that the dependent op waits for, and the client's feeds are
 Placeholders of the parts that read them. All parts of a step then run at once, one call per
-task, the ``_Recv`` ops waiting for their values (tfmini/distribute/rendezvous.py).
+task, the ``_Recv`` ops waiting for their values (tfmini/distribute/rendezvous.py); a part
+whose ``_Recv`` ops can wait in turn is ordered so and marked ``sequential``
+(tfmini/distribute/sequencing.py).
 """
 
 from __future__ import annotations
@@ -23,13 +25,19 @@ from tfmini.core.devices import DeviceSpec
 from tfmini.core.dtypes import int32, resource
 from tfmini.core.graph import Graph, Operation, Output
 from tfmini.core.scope import current_scope
+from tfmini.distribute.sequencing import RECV, sequence
 from tfmini.ops.array import placeholder
+from tfmini.runtime.analysis import may_block
 
 RECV_PREFIX = "tm_recv"
+CONST_PREFIX = "tm_const"
 FEED_PREFIX = "tm_feed"
 # Every part's _Send/_Recv pairs carry this incarnation (one per partitioning is enough: the
 # step id in the rendezvous keeps runs apart).
 INCARNATION = 1
+# Whether parts whose _Recv ops can wait in turn run compiled (sequencing.py); False runs
+# every part holding a _Recv in the dataflow executor (bench/bench_dist.py compares both).
+SEQUENCE_PARTS = True
 
 
 def task_device(task: tuple[str, int]) -> str:
@@ -47,6 +55,8 @@ class Part:
         self.targets: list[str] = []      # op names to run (targets, _Send ops)
         self.graph_def: dict = {}
         self.key = ""
+        self.sequential = False  # its ops run in order, its waits inline (sequencing.py)
+        self.inline_waits: tuple[str, ...] = ()  # the op types that then wait inline
 
 
 def _task_of_device(op: Operation, cluster_spec: Any) -> tuple[str, int] | None:
@@ -125,7 +135,14 @@ def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
         part.feeds = list(dict.fromkeys(part.feeds))
     for part in parts.values():
         part.graph_def = _part_graph_def(part, task_of, fed, parts)
-        text = json.dumps(part.graph_def, sort_keys=True, default=str)
+    memo: dict = {}
+    if SEQUENCE_PARTS:
+        sequence(list(parts.values()), {
+            task: {op.name: op.op_def.is_blocking for op in part.ops
+                   if op.type != RECV and may_block(op, memo)}
+            for task, part in parts.items()})
+    for part in parts.values():
+        text = json.dumps([part.graph_def, part.inline_waits], sort_keys=True, default=str)
         part.key = hashlib.sha1(text.encode()).hexdigest()
     return list(parts.values())
 
@@ -166,6 +183,7 @@ def _part_graph_def(part: Part, task_of: dict, fed: set, parts: dict) -> dict:
     renamed: dict[str, str] = {}      # input string in the full graph -> in the part
     ctrl_recv: dict[str, str] = {}    # producer op name -> token _Recv in this part
     sends: list[str] = []
+    consts: list[dict] = []           # constants of other tasks copied into this part
     with scratch.as_default():
         for t in part.feeds:
             p = placeholder(t.dtype.base_dtype, t.shape, name=feed_name(t))
@@ -175,6 +193,14 @@ def _part_graph_def(part: Part, task_of: dict, fed: set, parts: dict) -> dict:
         for op in part.ops:
             for i in op.inputs:
                 if i in fed or task_of[i.op] == part.task or _tensor_key(i) in renamed:
+                    continue
+                if _copyable(i):
+                    # A constant from another task is copied here, not sent every step (a
+                    # learning rate built on the worker and used by the ps's update).
+                    copy = dict(nodes[i.op.name], name=f"{CONST_PREFIX}/{i.op.name}",
+                                device="")
+                    consts.append(_clean(copy))
+                    renamed[_tensor_key(i)] = renamed[i.op.name] = copy["name"]
                     continue
                 src = task_device(task_of[i.op])
                 r = _recv(i.dtype.base_dtype, _tensor_key(i), src, me,
@@ -195,7 +221,7 @@ def _part_graph_def(part: Part, task_of: dict, fed: set, parts: dict) -> dict:
             for op in other.ops:
                 for i in op.inputs:
                     k = _tensor_key(i)
-                    if i in fed or task_of[i.op] != part.task or k in seen:
+                    if i in fed or task_of[i.op] != part.task or k in seen or _copyable(i):
                         continue
                     seen.add(k)
                     sends.append(("data", i, dst, other.task))
@@ -203,7 +229,7 @@ def _part_graph_def(part: Part, task_of: dict, fed: set, parts: dict) -> dict:
                     if task_of[c] == part.task and "^" + c.name not in seen:
                         seen.add("^" + c.name)
                         sends.append(("ctrl", c, dst, other.task))
-    out_nodes = [_clean(n) for n in scratch.as_graph_def()["node"]]
+    out_nodes = [_clean(n) for n in scratch.as_graph_def()["node"]] + consts
     for op in part.ops:
         node = dict(nodes[op.name])
         inputs = []
@@ -276,6 +302,12 @@ def _library_for_part(library: Any, nodes: list[dict], renamed: dict[str, str]) 
             fd["captures"] = [[renamed.get(outer, outer), inner] for outer, inner in caps]
         functions.append(fd)
     return {**library, "function": functions}
+
+
+def _copyable(t: Output) -> bool:
+    """Whether ``t`` is a constant a consumer on another task may copy instead of receive:
+    a Const without control inputs (its value is in its node)."""
+    return t.op.type == "Const" and not t.op.control_inputs
 
 
 def _recv(dtype: Any, tensor_name: str, send_device: str, recv_device: str, name: str) -> str:

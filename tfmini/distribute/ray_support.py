@@ -13,6 +13,13 @@ INSTALL_HINT = ("tfmini's distributed runtime runs on Ray, which is not installe
                 "pip install 'tfmini[dist]' (Ray 2.60: a ~79 MB wheel, ~250 MB installed)")
 
 
+# Arguments and results up to this size travel inline in Ray's calls (its default, 100 KB,
+# sends larger ones through the object store: on one machine that adds ~1.3 ms to a call,
+# while inline costs less up to about 1 MB; bench/bench_dist.py, docs/distributed.md).
+# Applies to a Ray instance this process starts; a joined cluster keeps its own setting.
+INLINE_BYTES = 1 << 20
+
+
 def import_ray() -> Any:
     """The ``ray`` module.
 
@@ -48,7 +55,8 @@ def ensure_ray(address: str | None = None) -> Any:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address in (None, "local"):
         ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1",
-                 log_to_driver=False, configure_logging=False)
+                 log_to_driver=False, configure_logging=False,
+                 _system_config={"max_direct_call_object_size": INLINE_BYTES})
     else:
         ray.init(address=address, log_to_driver=False, configure_logging=False)
     return ray

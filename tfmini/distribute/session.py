@@ -86,7 +86,8 @@ class DistributedSession(Session):
             self._tasks_used.add(part.task)
             ref = actor.run_part.remote(
                 self._client, part.key, part.graph_def if send_def else None, feeds,
-                [t.name for t in part.fetches], part.targets, timeout_ms, step_id)
+                [t.name for t in part.fetches], part.targets, timeout_ms, step_id,
+                part.inline_waits if part.sequential else None)
             refs[ref] = part
         pending = list(refs)
         while pending:

@@ -34,9 +34,14 @@ class _PartSession(Session):
     """A runtime Session over the task's shared device: closing it cancels its runs but
     keeps the task's resources (they belong to the task, not to one client)."""
 
-    def __init__(self, graph: Graph, device: Device):
+    def __init__(self, graph: Graph, device: Device, inline_waits: Any = None):
         super().__init__(graph=graph)
         self._devices = {"CPU": device}
+        # Not None: the part runs in order (its sends held until it waits or ends), and
+        # these op types wait inline, as its partitioner ordered them (sequencing.py).
+        self.sequential = inline_waits is not None
+        if inline_waits:
+            self._inline_waits = frozenset(inline_waits)
 
     def cancel(self) -> None:
         self._devices = {}  # close() clears the devices' resources: not the task's
@@ -51,7 +56,7 @@ class TaskServer:
         self.task = task
         self.device = Device("CPU")
         self.device.resource_manager.device = f"/job:{job}/replica:0/task:{task}/device:CPU:0"
-        self._parts: dict[tuple, tuple[Graph, _PartSession]] = {}
+        self._parts: dict[tuple, tuple[Graph, _PartSession, dict]] = {}
         self._lock = threading.Lock()
         self.rendezvous = TaskRendezvous(job, task)
         self.part_calls = 0  # run_part calls served (the benchmark and tests count them)
@@ -65,11 +70,14 @@ class TaskServer:
 
     def run_part(self, client: str, key: str, graph_def: dict | None, feeds: dict,
                  fetches: list[str], targets: list[str], timeout_ms: int,
-                 step_id: str = "") -> list:
+                 step_id: str = "", inline_waits: Any = None) -> list:
         """Runs one part of step ``step_id`` for client session ``client``; returns the
         fetched values.
 
-        ``graph_def`` is sent the first time a key is used (None afterwards). The part's
+        ``graph_def`` is sent the first time a key is used (None afterwards), with
+        ``inline_waits``: None, or the part is sequential (its node order lets these
+        blocking op types wait inline, in the compiled plan; tfmini/distribute/sequencing.py).
+        The part's
         _Send/_Recv ops exchange tensors with the other tasks' parts of the same step. Errors
         come back as tm.errors (they pickle), so the client raises the kernel's own class.
         """
@@ -83,19 +91,30 @@ class TaskServer:
                 graph = Graph()
                 with graph.as_default():
                     import_graph_def(graph_def, name="")
-                entry = self._parts[(client, key)] = (graph, _PartSession(graph, self.device))
-        graph, sess = entry
-        options = _PartRunOptions(timeout_in_ms=max(timeout_ms, 0),
-                                  rendezvous=self.rendezvous.step(step_id))
-        fetch_elems = [graph.as_graph_element(n) for n in fetches]
-        target_ops = [graph.get_operation_by_name(n) for n in targets]
-        feed_dict = {graph.as_graph_element(n): v for n, v in feeds.items()}
-        values = sess.run([fetch_elems, target_ops], feed_dict=feed_dict, options=options)
-        return values[0]
+                entry = self._parts[(client, key)] = (
+                    graph, _PartSession(graph, self.device, inline_waits), {})
+        graph, sess, calls = entry
+        names = tuple(feeds)
+        call = calls.get((names, tuple(fetches), tuple(targets)))
+        if call is None:
+            # One callable per signature: later calls skip resolving fetches and feeds.
+            call = calls[(names, tuple(fetches), tuple(targets))] = sess.make_callable(
+                [[graph.as_graph_element(n) for n in fetches],
+                 [graph.get_operation_by_name(n) for n in targets]],
+                [graph.as_graph_element(n) for n in names], accept_options=True)
+        rendezvous = self.rendezvous.step(step_id, batched=sess.sequential)
+        options = _PartRunOptions(timeout_in_ms=max(timeout_ms, 0), rendezvous=rendezvous)
+        values = call(*feeds.values(), options=options)[0]
+        rendezvous.flush()  # what the part sent last (a failed part's sends are dropped)
+        return values
 
     def deliver(self, step_id: str, key: str, value: Any) -> None:
         """Receives a value another task's _Send pushed for step ``step_id``."""
         self.rendezvous.table.put(step_id, key, value)
+
+    def deliver_all(self, step_id: str, items: list) -> None:
+        """Receives the ``(key, value)`` pairs another task's part sent for ``step_id``."""
+        self.rendezvous.table.put_all(step_id, items)
 
     def abort_step(self, step_id: str, reason: str) -> None:
         """Fails step ``step_id``'s waiting _Recv ops here (another part failed)."""
@@ -114,7 +133,7 @@ class TaskServer:
         with self._lock:
             mine = [k for k in self._parts if k[0] == client]
             entries = [self._parts.pop(k) for k in mine]
-        for _, sess in entries:
+        for _, sess, _ in entries:
             sess.cancel()
 
     def resource_count(self) -> int:

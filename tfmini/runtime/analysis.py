@@ -55,13 +55,17 @@ class Schedule:
 
 def analyze(
     fetches: Sequence[Output], feeds: Sequence[Output], targets: Sequence[Operation],
-    optimize: Passes | None = None,
+    optimize: Passes | None = None, inline_waits: frozenset[str] = frozenset(),
 ) -> Schedule:
     """Prunes, orders and binds the ops that ``fetches`` and ``targets`` need given ``feeds``.
 
     With ``optimize`` (the ``graph_rewrite.Passes`` to run), the plan-time rewrites
     (common subexpressions, arithmetic identities, constant folding, then dead steps) shape
-    what is bound.
+    what is bound. ``inline_waits`` names op types whose waits may run inline, in plan
+    order: when every blocking step is of one of these types, none counts as blocking and
+    the compiled executor runs the plan (a partitioned part whose ``_Recv`` ops its
+    partitioner ordered so that waiting in turn cannot deadlock; see
+    tfmini/distribute/sequencing.py).
 
     Raises:
         tm.errors.InvalidArgumentError: the needed ops hold a cycle, or an op has no kernel
@@ -74,6 +78,11 @@ def analyze(
     if optimize is not None and optimize.any:
         rewriter = Rewriter(schedule.fetches, feed_set, schedule.targets, optimize)
     _bind_steps(schedule, order, feed_set, rewriter)
+    if inline_waits and schedule.has_blocking and all(
+            s.op.type in inline_waits for s in schedule.steps if s.blocking):
+        for step in schedule.steps:
+            step.blocking = False
+        schedule.has_blocking = False
     if rewriter is not None and rewriter.changed:
         schedule.steps = prune(schedule.steps, schedule.fetches, schedule.targets)
     for si, step in enumerate(schedule.steps):
@@ -278,6 +287,11 @@ def _no_kernel_error(op: Operation, op_def) -> errors.InvalidArgumentError:
         f"{op.name} on device {dtype} (registered devices: {have}){hint} "
         f"(defined at {op.defined_at})",
     )
+
+
+def may_block(op: Operation, memo: dict[FuncGraph, bool] | None = None) -> bool:
+    """Whether running ``op`` may wait (see ``_may_block``); ``memo`` caches functions."""
+    return _may_block(op, {} if memo is None else memo)
 
 
 def _may_block(op: Operation, memo: dict[FuncGraph, bool]) -> bool:

@@ -9,7 +9,8 @@ All three call kernels by the one protocol of ``steps`` (arguments, results, fai
   (``RunOptions.trace_level`` with a ``RunMetadata``). Same results as the compiled form.
 * ``DataflowExecutor`` runs a plan holding blocking steps (an accumulator take, or an If /
   While whose functions hold one) without letting them stall the run: steps run as soon as
-  their inputs are ready, each blocking step on a thread of its own.
+  their inputs are ready, each blocking step on a thread of its own (threads are reused
+  across steps and runs: ``_WaitThreads``).
 
 Each has ``run(ctxs, feed_values)`` (the stepwise and dataflow ones take ``stats`` too, a
 list that receives ``(step, device, start, end, output shapes)`` per step) and returns the
@@ -101,6 +102,65 @@ class StepwiseExecutor:
         return tuple(values[s] for s in schedule.fetch_slots)
 
 
+# The name of a wait thread between steps (a running one is named "tfmini <op name>").
+IDLE_THREAD_NAME = "tfmini-idle-wait"
+# Seconds an idle wait thread stays for the next blocking step before it ends.
+IDLE_THREAD_SECONDS = 30.0
+
+
+class _WaitThreads:
+    """The threads blocking steps run on, kept between runs: starting a thread costs about
+    0.1 ms, several times a small step's own work. Never bounded (a blocking step may wait
+    for as long as its deadline lets it, and each needs a thread of its own): a step gets an
+    idle thread, else a new one; a thread idle for ``IDLE_THREAD_SECONDS`` ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle = 0  # threads waiting for work, not yet promised any
+        self._work: queue.SimpleQueue = queue.SimpleQueue()
+
+    def submit(self, name: str, fn: Any, *args: Any) -> None:
+        """Runs ``fn(*args)`` on a wait thread; returns once that thread has taken it (as
+        ``Thread.start`` returns once the thread runs), so the step starts before the
+        scheduler goes on, as it did on a thread of its own."""
+        with self._lock:
+            start = self._idle == 0
+            if not start:
+                self._idle -= 1  # promised to this piece of work
+        taken = threading.Event()
+        item = [name, fn, args, taken]
+        self._work.put(item)
+        if start:
+            try:
+                threading.Thread(target=self._serve, daemon=True, name=name).start()
+            except BaseException:
+                item[1] = None  # never to run: a later thread drops it (it was not promised)
+                raise
+        taken.wait()
+
+    def _serve(self) -> None:
+        me = threading.current_thread()
+        while True:
+            try:
+                name, fn, args, taken = self._work.get(timeout=IDLE_THREAD_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0:  # nobody was promised this thread: it may end
+                        self._idle -= 1
+                        return
+                continue  # work was promised to an idle thread: wait for it
+            if fn is None:
+                continue  # its submit failed to start a thread; this thread's promise stands
+            me.name = name
+            taken.set()
+            fn(*args)  # (reports its own outcome; never raises)
+            with self._lock:
+                self._idle += 1
+
+
+_wait_threads = _WaitThreads()
+
+
 class DataflowExecutor:
     """Runs a plan holding blocking steps without letting them stall the run.
 
@@ -154,9 +214,12 @@ class DataflowExecutor:
 
         def worker(si: int, args: list) -> None:
             try:
-                done.put((si, args, timed_call(steps[si], args), None))
+                outcome = (si, args, timed_call(steps[si], args), None)
             except BaseException as e:  # reported to the scheduling thread, raised there
-                done.put((si, args, None, e))
+                outcome = (si, args, None, e)
+            # Idle again before the run can see the step end (tests count running threads).
+            threading.current_thread().name = IDLE_THREAD_NAME
+            done.put(outcome)
 
         def complete(si: int, timed) -> None:
             nonlocal finished
@@ -192,8 +255,7 @@ class DataflowExecutor:
                     args = args_of(step)
                     if step.blocking:
                         in_flight += 1
-                        threading.Thread(target=worker, args=(si, args), daemon=True,
-                                         name=f"tfmini {step.op.name}").start()
+                        _wait_threads.submit(f"tfmini {step.op.name}", worker, si, args)
                         continue
                     try:
                         timed = timed_call(step, args)

@@ -41,6 +41,8 @@ class Plan:
         targets: Operations a run runs for their effects.
         optimize: The plan-time graph rewrites to apply (``graph_rewrite.Passes``); None:
             none.
+        inline_waits: Op types whose waits may run inline in the compiled plan (see
+            ``analysis.analyze``).
 
     Attributes:
         schedule: The analysis (``analysis.Schedule``): steps, slots, devices, liveness.
@@ -61,6 +63,7 @@ class Plan:
         feeds: Sequence[Output],
         targets: Sequence[Operation],
         optimize: Passes | None = None,
+        inline_waits: frozenset[str] = frozenset(),
     ):
         # Building a plan makes many objects that all live as long as the plan: the cyclic
         # collector, triggered by their count, would walk the whole graph again and again
@@ -68,13 +71,13 @@ class Plan:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            self._build(fetches, feeds, targets, optimize)
+            self._build(fetches, feeds, targets, optimize, inline_waits)
         finally:
             if collecting:
                 gc.enable()
 
-    def _build(self, fetches, feeds, targets, optimize) -> None:
-        schedule = self.schedule = analyze(fetches, feeds, targets, optimize)
+    def _build(self, fetches, feeds, targets, optimize, inline_waits) -> None:
+        schedule = self.schedule = analyze(fetches, feeds, targets, optimize, inline_waits)
         self.fetches = schedule.fetches
         self.feeds = schedule.feeds
         self.targets = schedule.targets

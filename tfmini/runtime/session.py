@@ -250,6 +250,10 @@ class Session:
             out = sess.run({"y": y}, feed_dict={x: batch})
     """
 
+    # Op types whose waits run inline in compiled plans (Plan's inline_waits): none here; a
+    # cluster task's session over a part its partitioner sequenced sets {"_Recv"}.
+    _inline_waits: frozenset[str] = frozenset()
+
     def __new__(cls, target: str = "", *args: Any, **kwargs: Any):
         if target and cls is Session:
             for handler in _target_handlers:
@@ -443,8 +447,8 @@ class Session:
             plan = plans.get(key)
             if plan is None:
                 pinned = self._pinned.get(key)
-                plan = pinned[0] if pinned is not None else Plan(outputs, feeds, targets,
-                                                                     self._rewrites)
+                plan = pinned[0] if pinned is not None else Plan(
+                    outputs, feeds, targets, self._rewrites, self._inline_waits)
                 plans[key] = plan
                 while len(plans) > self._plan_cache_size:
                     # Dropping the plan frees its code and linecache entry (codegen).

@@ -52,6 +52,15 @@ class Rendezvous:
             self._table[(step, key)] = value
             self.condition.notify_all()
 
+    def put_all(self, step: Any, items: Any) -> None:
+        """``put`` of every ``(key, value)`` pair, waking the receivers once."""
+        with self.condition:
+            if step in self._aborted:
+                return
+            for key, value in items:
+                self._table[(step, key)] = value
+            self.condition.notify_all()
+
     def take(self, ctx: Any, step: Any, key: str, what: str) -> Any:
         """The value sent under ``(step, key)``, waiting for it (removes it)."""
         with self.condition:
