@@ -30,6 +30,21 @@ def _recorded(name: str) -> bool:
 
 @pytest.mark.parametrize("name", sorted(conv_cases.CASES))
 def test_case_matches_tensorflow(name):
+    _check_case(name)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in conv_cases.CASES if n.startswith("conv2d")))
+def test_batch_parts_on_threads_match_tensorflow(name, monkeypatch):
+    """Conv2D and its backprops with the batch split into parts on the pool's threads
+    (done for large batches only; forced here on the small cases, up to 3 uneven parts)."""
+    from tfmini.ops.nn import batch_split
+
+    monkeypatch.setattr(batch_split, "MIN_PART_MACS", 1)
+    monkeypatch.setattr(batch_split, "MAX_PARTS", 3)
+    _check_case(name)
+
+
+def _check_case(name):
     if not _recorded(name):
         pytest.skip(f"TensorFlow (oneDNN) could not run it: {G[f'{name}/not_recorded']}")
     inputs = conv_cases.make_inputs(name)
