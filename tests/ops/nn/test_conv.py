@@ -34,13 +34,17 @@ def test_case_matches_tensorflow(name):
 
 
 @pytest.mark.parametrize("name", sorted(n for n in conv_cases.CASES if n.startswith("conv2d")))
-def test_batch_parts_on_threads_match_tensorflow(name, monkeypatch):
-    """Conv2D and its backprops with the batch split into parts on the pool's threads
-    (done for large batches only; forced here on the small cases, up to 3 uneven parts)."""
-    from tfmini.ops.nn import batch_split
+def test_large_kernel_paths_match_tensorflow(name, monkeypatch):
+    """Conv2D and its backprops as they run on large inputs, forced here on the small
+    cases: the batch split into (up to 3 uneven) parts on the pool's threads, the patch
+    matrix built in chunks of one image, and the stride-1 input gradient taken as the
+    convolution of dy with the flipped filter whatever the channel count."""
+    from tfmini.ops.nn import batch_split, conv_kernels
 
     monkeypatch.setattr(batch_split, "MIN_PART_MACS", 1)
     monkeypatch.setattr(batch_split, "MAX_PARTS", 3)
+    monkeypatch.setattr(conv_kernels, "_CHUNK_BYTES", 1)
+    monkeypatch.setattr(conv_kernels, "_MIN_TRANSPOSED_CHANNELS", 1)
     _check_case(name)
 
 

@@ -218,6 +218,28 @@ def tap_slice(tap: Sequence[int], strides: Sequence[int], dilations: Sequence[in
     return tuple(parts)
 
 
+def clipped_tap_slices(tap: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
+                       pads: Sequence[tuple[int, int]], outs: Sequence[int],
+                       spatial_in: Sequence[int]) -> tuple[tuple, tuple] | None:
+    """For tap ``tap``, the cells of the *unpadded* channels-last input it reads and the
+    output positions reading them, as two indexes ``(input_index, output_index)``: output
+    ``o`` reads input ``o*s + t*d - pad_before`` where that lies inside the input. None when
+    the tap reads only padding. Adding a tap's products at ``input_index`` needs no padded
+    buffer (nor the crop's strided copy)."""
+    dst, src = [slice(None)], [slice(None)]
+    for t, s, d, (before, _), o, n in zip(tap, strides, dilations, pads, outs, spatial_in):
+        offset = t * d - before
+        lo = max(0, -(offset // s))  # the first output whose cell is >= 0: ceil(-offset/s)
+        hi = min(o, (n - 1 - offset) // s + 1)
+        if hi <= lo:
+            return None
+        dst.append(slice(lo * s + offset, (hi - 1) * s + offset + 1, s))
+        src.append(slice(lo, hi))
+    dst.append(slice(None))
+    src.append(slice(None))
+    return tuple(dst), tuple(src)
+
+
 def crop(xp: np.ndarray, pads: Sequence[tuple[int, int]],
          spatial_in: Sequence[int]) -> np.ndarray:
     """The unpadded part of a padded channels-last array."""
