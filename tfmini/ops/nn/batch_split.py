@@ -40,14 +40,17 @@ def _cores() -> int:
 # core on a large machine.
 MAX_PARTS = max(1, min(4, _cores()))
 _pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
 _pool_lock = threading.Lock()
 
 
 def _get_pool() -> ThreadPoolExecutor:
-    global _pool
+    global _pool, _pool_pid
     with _pool_lock:
-        if _pool is None:
+        # A forked child inherits the executor but not its threads: it makes its own.
+        if _pool is None or _pool_pid != os.getpid():
             _pool = ThreadPoolExecutor(max(1, MAX_PARTS - 1), thread_name_prefix="tfmini-conv")
+            _pool_pid = os.getpid()
         return _pool
 
 
