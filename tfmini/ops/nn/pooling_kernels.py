@@ -73,8 +73,10 @@ def _tile_taps(x: np.ndarray, ksizes, strides, pads, outs) -> list[tuple] | None
 def _tiled_max(x: np.ndarray, cells: list[tuple]) -> np.ndarray:
     # An elementwise maximum over the taps' strided views: a pass over x, no 6-D reduce
     # (5x faster than ``reshape(...).max(axis=(2, 4))`` for 2x2 windows).
-    y = x[cells[0]].copy()
-    for cell in cells[1:]:
+    if len(cells) == 1:
+        return x[cells[0]].copy()
+    y = np.maximum(x[cells[0]], x[cells[1]])
+    for cell in cells[2:]:
         np.maximum(y, x[cell], out=y)
     return y
 
@@ -106,14 +108,17 @@ def tiled_max_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads,
     # Every input cell is one tap of one window, so each tap's strided slab of dx is
     # written once: dy where the tap is the window's first maximum, else 0.
     dx = np.empty(x.shape, dy.dtype)
-    taken = None
-    for cell in cells:  # ties: only the first maximal cell in scan order keeps its mask
-        first = x[cell] == y
-        if taken is None:
-            taken = first.copy()
+    free = None  # windows whose maximum no earlier tap holds
+    last = len(cells) - 1
+    for i, cell in enumerate(cells):  # ties: only the first maximal cell in scan order
+        first = np.equal(x[cell], y)
+        if free is None:
+            if i < last:
+                free = np.logical_not(first)
         else:
-            first &= ~taken
-            taken |= first
+            np.logical_and(first, free, out=first)
+            if i < last:
+                np.logical_xor(free, first, out=free)  # first is within free: free & ~first
         np.multiply(dy, first, out=dx[cell])
     return dx
 

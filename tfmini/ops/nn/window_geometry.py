@@ -183,7 +183,20 @@ def pad_spatial(x: np.ndarray, pads: Sequence[tuple[int, int]], value=0) -> np.n
     """``x`` (channels last) padded in its spatial dims with ``value``."""
     if not any(b or a for b, a in pads):
         return x
-    return np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=value)
+    # Only the border cells are filled, then x copied in: one pass over the result, where
+    # np.pad costs ~0.2 ms of Python per call on top (five calls in a convnet step).
+    nd = len(pads)
+    out = np.empty((x.shape[0], *[s + b + a for s, (b, a) in zip(x.shape[1:-1], pads)],
+                    x.shape[-1]), x.dtype)
+    inner = [slice(None)] * (nd + 2)
+    for i, ((b, a), size) in enumerate(zip(pads, x.shape[1:-1])):
+        if b:
+            out[(*inner[:i + 1], slice(0, b))] = value
+        if a:
+            out[(*inner[:i + 1], slice(b + size, None))] = value
+        inner[i + 1] = slice(b, b + size)
+    out[tuple(inner)] = x
+    return out
 
 
 def windows(xp: np.ndarray, ksizes: Sequence[int], strides: Sequence[int],
