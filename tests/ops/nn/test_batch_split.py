@@ -12,6 +12,7 @@ from tfmini.ops.nn import batch_split
 
 def test_parts_cover_the_batch_once_and_keep_small_work_whole(monkeypatch):
     monkeypatch.setattr(batch_split, "MAX_PARTS", 3)
+    monkeypatch.setattr(batch_split, "_blas_threads", lambda: 1)
     big = batch_split.MIN_PART_MACS * 10
     assert batch_split.parts(7, big) == [slice(0, 2), slice(2, 4), slice(4, 7)]
     assert batch_split.parts(2, big) == [slice(0, 1), slice(1, 2)]  # never more than the batch
@@ -46,3 +47,14 @@ def test_run_raises_a_part_failure_after_every_part_ended(failing):
     with pytest.raises(ValueError, match=f"part {failing}"):
         batch_split.run(fn, [slice(0, 1), slice(1, 2), slice(2, 3)])
     assert sorted(ended) == sorted({0, 1, 2} - {failing})
+
+
+def test_no_parts_while_the_blas_runs_several_threads(monkeypatch):
+    """Parts on threads each asking a multi-threaded BLAS for every core oversubscribe it."""
+    monkeypatch.setattr(batch_split, "MAX_PARTS", 2)
+    monkeypatch.setattr(batch_split, "_blas_threads", lambda: 2)
+    assert batch_split.parts(32, batch_split.MIN_PART_MACS * 10) == [slice(0, 32)]
+
+
+def test_blas_threads_reads_the_loaded_blas():
+    assert batch_split._blas_threads() >= 1

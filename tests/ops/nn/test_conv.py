@@ -43,6 +43,7 @@ def test_large_kernel_paths_match_tensorflow(name, monkeypatch):
 
     monkeypatch.setattr(batch_split, "MIN_PART_MACS", 1)
     monkeypatch.setattr(batch_split, "MAX_PARTS", 3)
+    monkeypatch.setattr(batch_split, "_blas_threads", lambda: 1)
     monkeypatch.setattr(conv_kernels, "_CHUNK_BYTES", 1)
     monkeypatch.setattr(conv_kernels, "_MIN_TRANSPOSED_CHANNELS", 1)
     _check_case(name)

@@ -10,7 +10,11 @@ a part that finishes first here just waits on its sibling's future. Measured on 
 machine (load average ~4, SkylakeX kernels), the 5x5x32x64 layer of the small convnet at
 batch 32: forward 4.5 -> 2.6 ms, filter gradient 4.7 -> 2.9 ms, input gradient 4.7 -> 3.6 ms.
 
-Small kernels stay on the calling thread: a hand-off costs tens of microseconds.
+Small kernels stay on the calling thread: a hand-off costs tens of microseconds. So does
+every kernel while NumPy's BLAS runs more than one thread of its own (the thread policy
+gives it several only when it sees idle cores): parts on two threads each asking OpenBLAS
+for two spinning threads took a convnet step from 52 to 223 ms at load 7, where one-thread
+BLAS in two parts took it from 36 to 29 ms.
 
 This module is internal to the nn family: it exports nothing to ``tm.*``.
 """
@@ -54,10 +58,29 @@ def _get_pool() -> ThreadPoolExecutor:
         return _pool
 
 
+_blas: list | None = None  # threadpoolctl's controllers of the BLAS NumPy loaded
+
+
+def _blas_threads() -> int:
+    """The most threads any loaded BLAS runs per call (a ctypes call, about 0.3 us)."""
+    global _blas
+    if _blas is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            _blas = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+        except Exception:  # pragma: no cover - no controllable BLAS: assume one thread
+            _blas = []
+    return max((c.get_num_threads() for c in _blas), default=1)
+
+
 def parts(batch: int, macs: int) -> list[slice]:
     """The batch slices to run in parallel: one per core while each part keeps at least
-    ``MIN_PART_MACS`` of the ``macs`` multiply-adds, never more than ``batch``."""
+    ``MIN_PART_MACS`` of the ``macs`` multiply-adds, never more than ``batch``; the whole
+    batch while the BLAS runs several threads itself."""
     count = max(1, min(MAX_PARTS, batch, macs // MIN_PART_MACS))
+    if count > 1 and _blas_threads() > 1:
+        return [slice(0, batch)]
     bounds = [batch * i // count for i in range(count + 1)]
     return [slice(a, b) for a, b in zip(bounds, bounds[1:])]
 
