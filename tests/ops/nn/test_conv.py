@@ -33,9 +33,13 @@ def test_case_matches_tensorflow(name):
     _check_case(name)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in conv_cases.CASES if n.startswith("conv2d")))
+_CONV_CASES = sorted(n for n in conv_cases.CASES
+                     if n.startswith(("conv2d", "conv3d", "fn/conv", "fn/atrous")))
+
+
+@pytest.mark.parametrize("name", _CONV_CASES)
 def test_large_kernel_paths_match_tensorflow(name, monkeypatch):
-    """Conv2D and its backprops as they run on large inputs, forced here on the small
+    """Conv2D, Conv3D and their backprops as they run on large inputs, forced here on the small
     cases: the batch split into (up to 3 uneven) parts on the pool's threads, the patch
     matrix built in chunks of one image, and the stride-1 input gradient taken as the
     convolution of dy with the flipped filter whatever the channel count."""

@@ -58,3 +58,31 @@ def test_tiled_max_pool_leaves_nan_and_overlap_to_the_general_path():
                         [(0, 0), (0, 0)], [2, 2]) is None
     dy = np.full((1, 2, 2, 1), np.inf, np.float32)
     assert pk.tiled_max_grad(np.zeros((1, 4, 4, 1), np.float32), dy, *geo) is None
+
+
+@pytest.mark.parametrize("nd,strides,dilations", [(2, [1, 1], [1, 1]), (2, [2, 1], [1, 2]),
+                                                  (3, [1, 2, 1], [1, 1, 1])])
+def test_one_channel_convolution_paths_match_the_general_path(nd, strides, dilations):
+    """One input channel builds the transposed patch matrix (and its input gradient takes
+    every tap in one product); a second, all-zero input channel with its own filter slice
+    takes the general path and must give the same output and gradients."""
+    from tfmini.ops.nn import conv_kernels as ck
+    from tfmini.ops.nn.window_geometry import output_geometry
+
+    rng = np.random.default_rng(3)
+    spatial, ksizes = [7, 6, 5][:nd], [3, 2, 2][:nd]
+    x = rng.normal(size=(3, *spatial, 1))
+    w = rng.normal(size=(*ksizes, 1, 4))
+    outs, pads = output_geometry(spatial, ksizes, strides, dilations, "SAME", [(0, 0)] * nd)
+    x2 = np.concatenate([x, np.zeros_like(x)], axis=-1)
+    w2 = np.concatenate([w, rng.normal(size=w.shape)], axis=-2)
+    dy = rng.normal(size=(3, *outs, 4))
+    geo = (strides, dilations, pads, outs)
+    np.testing.assert_allclose(ck.conv_forward(x, w, *geo), ck.conv_forward(x2, w2, *geo),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ck.conv_backprop_filter(x, w.shape, dy, *geo),
+                               ck.conv_backprop_filter(x2, w2.shape, dy, *geo)[..., :1, :],
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ck.conv_backprop_input(x.shape, w, dy, *geo),
+                               ck.conv_backprop_input(x2.shape, w2, dy, *geo)[..., :1],
+                               rtol=1e-12, atol=1e-12)
