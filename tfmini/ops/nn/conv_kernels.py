@@ -1,13 +1,15 @@
 """The arithmetic of the convolution kernels, on channels-last arrays with any number of
 spatial dims (2 for Conv2D, 3 for Conv3D).
 
-Forward and filter gradients are im2col matmuls: a strided view of the padded input
-(``window_geometry.windows``) reshaped to ``[N*outputs, taps*C]`` times the filter as
-``[taps*C, O]``, one BLAS call (one per group for grouped convolutions). The input gradient
-is one product per kernel tap (kh*kw of them, not a loop over pixels), each added as a slab
-into the padded gradient (grouped convolutions: the transposed matmul, then col2im).
-Depthwise convolutions loop over the taps with broadcast products (their channels do not
-mix, so there is no matmul).
+Forward and filter gradients are im2col matmuls: the windows of the padded input
+(``window_geometry.windows``, a strided view) copied a few images at a time into a
+``[rows, taps*C]`` patch matrix and multiplied by the filter as ``[taps*C, O]`` (one
+product per group for grouped convolutions). The stride-1 input gradient is the forward
+convolution of dy with the flipped filter; otherwise it is one product per kernel tap
+(kh*kw of them, not a loop over pixels), each added into the gradient at the cells the tap
+reads (grouped convolutions: the transposed matmul, then col2im). Large ungrouped kernels
+run their batch in parts on two threads (``batch_split``). Depthwise convolutions loop over
+the taps with broadcast products (their channels do not mix, so there is no matmul).
 
 The semantics are those of tensorflow/core/kernels/conv_ops.cc, conv_grad_input_ops.cc,
 conv_grad_filter_ops.cc and depthwise_conv_op.cc: no filter flip, zero padding, the input
