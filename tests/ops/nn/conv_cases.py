@@ -91,6 +91,13 @@ for _n, _p, _s, _d in _CONV2D:
             _conv2d_case(_p, _s, _d, _f))
 
 
+# One input channel (a first layer on grey images): tfmini builds the transposed patch
+# matrix for it, and all taps' input gradients in one product.
+for _f in ("NHWC", "NCHW"):
+    case(f"conv2d/one_channel/{_f}", x=(3, 8, 7, 1), w=(3, 3, 1, 4))(
+        _conv2d_case("SAME", (1, 1), (1, 1), _f))
+
+
 def _upstream(tf, y):
     """A deterministic, non-constant upstream gradient of y's shape."""
     flat = tf.cos(tf.cast(tf.range(tf.size(y)), tf.float32) * 0.37)
@@ -216,6 +223,14 @@ for _op in ("max", "avg"):
     for _n, _p, _k, _s in _POOL:
         for _f in ("NHWC", "NCHW"):
             case(f"{_op}_pool/{_n}/{_f}", mx=(2, 7, 6, 3))(_pool_case(_op, _p, _k, _s, _f))
+
+
+# Windows that tile the input exactly (stride = window, no padding): tfmini's strided-slab
+# path.
+for _op in ("max", "avg"):
+    for _f in ("NHWC", "NCHW"):
+        case(f"{_op}_pool/tiled_2x2/{_f}", mx=(2, 8, 6, 3))(
+            _pool_case(_op, "SAME", (2, 2), (2, 2), _f))
 
 
 @case("max_pool/vector", mx=(1, 1))

@@ -30,6 +30,30 @@ def _recorded(name: str) -> bool:
 
 @pytest.mark.parametrize("name", sorted(conv_cases.CASES))
 def test_case_matches_tensorflow(name):
+    _check_case(name)
+
+
+_CONV_CASES = sorted(n for n in conv_cases.CASES
+                     if n.startswith(("conv2d", "conv3d", "fn/conv", "fn/atrous")))
+
+
+@pytest.mark.parametrize("name", _CONV_CASES)
+def test_large_kernel_paths_match_tensorflow(name, monkeypatch):
+    """Conv2D, Conv3D and their backprops as they run on large inputs, forced here on the small
+    cases: the batch split into (up to 3 uneven) parts on the pool's threads, the patch
+    matrix built in chunks of one image, and the stride-1 input gradient taken as the
+    convolution of dy with the flipped filter whatever the channel count."""
+    from tfmini.ops.nn import batch_split, conv_kernels
+
+    monkeypatch.setattr(batch_split, "MIN_PART_MACS", 1)
+    monkeypatch.setattr(batch_split, "MAX_PARTS", 3)
+    monkeypatch.setattr(batch_split, "_blas_threads", lambda: 1)
+    monkeypatch.setattr(conv_kernels, "_CHUNK_BYTES", 1)
+    monkeypatch.setattr(conv_kernels, "_MIN_TRANSPOSED_CHANNELS", 1)
+    _check_case(name)
+
+
+def _check_case(name):
     if not _recorded(name):
         pytest.skip(f"TensorFlow (oneDNN) could not run it: {G[f'{name}/not_recorded']}")
     inputs = conv_cases.make_inputs(name)

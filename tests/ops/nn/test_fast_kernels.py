@@ -29,11 +29,16 @@ def test_activation_grads_match_tensorflow_with_nonfinite_gradients(graph, case,
     np.testing.assert_array_equal(got, want)  # NaN where TensorFlow has NaN, bit for bit
 
 
+@pytest.mark.parametrize("chunk_bytes", [1, 1 << 19])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
-def test_tiled_max_pool_grad_matches_the_general_path_on_ties(dtype):
-    """Windows that tile the input take the reshape path; ties go to the first maximal cell
-    in row-major scan either way (as TensorFlow's CPU kernel picks it)."""
+def test_tiled_max_pool_grad_matches_the_general_path_on_ties(dtype, chunk_bytes,
+                                                              monkeypatch):
+    """Windows that tile the input take the strided-slab path (in chunks of one image, or
+    the whole batch at once); ties go to the first maximal cell in row-major scan either
+    way (as TensorFlow's CPU kernel picks it)."""
     from tfmini.ops.nn import pooling_kernels as pk
+
+    monkeypatch.setattr(pk, "_GRAD_CHUNK_BYTES", chunk_bytes)
 
     rng = np.random.default_rng(5)
     x = rng.integers(0, 3, size=(2, 6, 8, 3)).astype(dtype)  # many tied maxima
@@ -47,7 +52,7 @@ def test_tiled_max_pool_grad_matches_the_general_path_on_ties(dtype):
     np.testing.assert_array_equal(pk.tiled_max(x, *geo), pk.max_argmax(x, *geo)[0])
 
 
-def test_tiled_max_pool_leaves_nan_and_overlap_to_the_general_path():
+def test_tiled_max_pool_leaves_nan_and_overlap_to_the_general_path(monkeypatch):
     from tfmini.ops.nn import pooling_kernels as pk
 
     x = np.zeros((1, 4, 4, 1), np.float32)
@@ -58,3 +63,36 @@ def test_tiled_max_pool_leaves_nan_and_overlap_to_the_general_path():
                         [(0, 0), (0, 0)], [2, 2]) is None
     dy = np.full((1, 2, 2, 1), np.inf, np.float32)
     assert pk.tiled_max_grad(np.zeros((1, 4, 4, 1), np.float32), dy, *geo) is None
+    # NaN in a later chunk than the first still sends the whole batch to the general path.
+    xs = np.zeros((3, 4, 4, 1), np.float32)
+    xs[2, 0, 0, 0] = np.nan
+    monkeypatch.setattr(pk, "_GRAD_CHUNK_BYTES", 1)
+    assert pk.tiled_max_grad(xs, np.ones((3, 2, 2, 1), np.float32), *geo) is None
+
+
+@pytest.mark.parametrize("nd,strides,dilations", [(2, [1, 1], [1, 1]), (2, [2, 1], [1, 2]),
+                                                  (3, [1, 2, 1], [1, 1, 1])])
+def test_one_channel_convolution_paths_match_the_general_path(nd, strides, dilations):
+    """One input channel builds the transposed patch matrix (and its input gradient takes
+    every tap in one product); a second, all-zero input channel with its own filter slice
+    takes the general path and must give the same output and gradients."""
+    from tfmini.ops.nn import conv_kernels as ck
+    from tfmini.ops.nn.window_geometry import output_geometry
+
+    rng = np.random.default_rng(3)
+    spatial, ksizes = [7, 6, 5][:nd], [3, 2, 2][:nd]
+    x = rng.normal(size=(3, *spatial, 1))
+    w = rng.normal(size=(*ksizes, 1, 4))
+    outs, pads = output_geometry(spatial, ksizes, strides, dilations, "SAME", [(0, 0)] * nd)
+    x2 = np.concatenate([x, np.zeros_like(x)], axis=-1)
+    w2 = np.concatenate([w, rng.normal(size=w.shape)], axis=-2)
+    dy = rng.normal(size=(3, *outs, 4))
+    geo = (strides, dilations, pads, outs)
+    np.testing.assert_allclose(ck.conv_forward(x, w, *geo), ck.conv_forward(x2, w2, *geo),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ck.conv_backprop_filter(x, w.shape, dy, *geo),
+                               ck.conv_backprop_filter(x2, w2.shape, dy, *geo)[..., :1, :],
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ck.conv_backprop_input(x.shape, w, dy, *geo),
+                               ck.conv_backprop_input(x2.shape, w2, dy, *geo)[..., :1],
+                               rtol=1e-12, atol=1e-12)

@@ -58,33 +58,45 @@ def flat_index(arg: np.ndarray, in_shape: Sequence[int], ksizes, strides, pads,
     return idx * in_shape[-1] + grids[-1]
 
 
-def _tiles(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray | None:
-    """``x`` as ``[N, o1, k1, o2, k2, ..., C]`` when the windows tile it exactly (stride =
-    window, no padding), else None. Pooling then needs no window copy: a reshape."""
+def _tile_taps(x: np.ndarray, ksizes, strides, pads, outs) -> list[tuple] | None:
+    """When the windows tile ``x`` exactly (stride = window, no padding), the index of each
+    tap's cells, one per window (``x[:, a::kh, b::kw, :]`` for tap (a, b)), in row-major tap
+    order; else None. Pooling then needs no window copy: one strided pass per tap."""
     if list(ksizes) != list(strides) or any(tuple(p) != (0, 0) for p in pads):
         return None
     if any(o * k != d for o, k, d in zip(outs, ksizes, x.shape[1:-1])):
         return None
-    shape = [x.shape[0]]
-    for o, k in zip(outs, ksizes):
-        shape += [o, k]
-    return x.reshape(shape + [x.shape[-1]])
+    return [(slice(None), *[slice(t, None, k) for t, k in zip(tap, ksizes)], slice(None))
+            for tap in taps(ksizes)]
 
 
-def _tap_axes(nd: int) -> tuple[int, ...]:
-    return tuple(2 + 2 * i for i in range(nd))
+def _tiled_max(x: np.ndarray, cells: list[tuple]) -> np.ndarray:
+    # An elementwise maximum over the taps' strided views: a pass over x, no 6-D reduce
+    # (5x faster than ``reshape(...).max(axis=(2, 4))`` for 2x2 windows).
+    if len(cells) == 1:
+        return x[cells[0]].copy()
+    y = np.maximum(x[cells[0]], x[cells[1]])
+    for cell in cells[2:]:
+        np.maximum(y, x[cell], out=y)
+    return y
 
 
 def tiled_max(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray | None:
-    """Max pooling of windows that tile ``x`` (a reshape and a max); None when they do not
-    tile it or a window holds NaN (the general path skips NaN as TensorFlow does)."""
-    view = _tiles(x, ksizes, strides, pads, outs)
-    if view is None:
+    """Max pooling of windows that tile ``x``; None when they do not tile it or a window
+    holds NaN (the general path skips NaN as TensorFlow does)."""
+    cells = _tile_taps(x, ksizes, strides, pads, outs)
+    if cells is None:
         return None
-    y = view.max(axis=_tap_axes(len(ksizes)))
+    y = _tiled_max(x, cells)
     if x.dtype.kind == "f" and np.isnan(y).any():
         return None
     return y
+
+
+# MaxPoolGrad reads x twice (the window maxima, then each tap's comparison with them):
+# a chunk of images this size is still in the core's cache for the second read. 32x28x28x32
+# float32 with the input not in cache: 2.9 ms at once, 1.0 ms in chunks of 4 images.
+_GRAD_CHUNK_BYTES = 1 << 19
 
 
 def tiled_max_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads,
@@ -93,25 +105,40 @@ def tiled_max_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads,
     cell of its window in row-major scan, as TensorFlow picks it. None where the general
     path is needed (windows that do not tile, NaN in x, non-finite gradients: a 0 * inf
     must not turn into NaN)."""
-    view = _tiles(x, ksizes, strides, pads, outs)
-    if view is None:
+    cells = _tile_taps(x, ksizes, strides, pads, outs)
+    if cells is None:
         return None
-    axes = _tap_axes(len(ksizes))
-    y = view.max(axis=axes, keepdims=True)
+    dx = np.empty(x.shape, dy.dtype)
+    n = x.shape[0]
+    step = max(1, _GRAD_CHUNK_BYTES // max(1, x[:1].nbytes))
+    for start in range(0, n, step):
+        sub = slice(start, min(start + step, n))
+        if not _tiled_max_grad_chunk(x[sub], dy[sub], dx[sub], cells):
+            return None
+    return dx
+
+
+def _tiled_max_grad_chunk(x: np.ndarray, dy: np.ndarray, dx: np.ndarray,
+                          cells: list[tuple]) -> bool:
+    """Writes a chunk of images' gradient into ``dx``; False if the general path is needed."""
+    y = _tiled_max(x, cells)
     if x.dtype.kind == "f" and (np.isnan(y).any() or not np.isfinite(dy).all()):
-        return None
-    first = view == y
-    taken = np.zeros(y.shape, bool)
-    for tap in np.ndindex(*ksizes):  # ties: only the first maximal cell keeps its mask
-        sl = [slice(None)] * first.ndim
-        for ax, t in zip(axes, tap):
-            sl[ax] = slice(t, t + 1)
-        cell = first[tuple(sl)]
-        cell &= ~taken
-        taken |= cell
-    shape = list(y.shape)
-    dy_b = dy.reshape(shape)
-    return np.multiply(first, dy_b, dtype=dy.dtype).reshape(x.shape)
+        return False
+    # Every input cell is one tap of one window, so each tap's strided slab of dx is
+    # written once: dy where the tap is the window's first maximum, else 0.
+    free = None  # windows whose maximum no earlier tap holds
+    last = len(cells) - 1
+    for i, cell in enumerate(cells):  # ties: only the first maximal cell in scan order
+        first = np.equal(x[cell], y)
+        if free is None:
+            if i < last:
+                free = np.logical_not(first)
+        else:
+            np.logical_and(first, free, out=first)
+            if i < last:
+                np.logical_xor(free, first, out=free)  # first is within free: free & ~first
+        np.multiply(dy, first, out=dx[cell])
+    return True
 
 
 def max_pool_grad(in_shape: Sequence[int], arg: np.ndarray, grad: np.ndarray, ksizes,

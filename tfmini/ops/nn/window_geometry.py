@@ -183,7 +183,20 @@ def pad_spatial(x: np.ndarray, pads: Sequence[tuple[int, int]], value=0) -> np.n
     """``x`` (channels last) padded in its spatial dims with ``value``."""
     if not any(b or a for b, a in pads):
         return x
-    return np.pad(x, [(0, 0), *pads, (0, 0)], constant_values=value)
+    # Only the border cells are filled, then x copied in: one pass over the result, where
+    # np.pad costs ~0.2 ms of Python per call on top (five calls in a convnet step).
+    nd = len(pads)
+    out = np.empty((x.shape[0], *[s + b + a for s, (b, a) in zip(x.shape[1:-1], pads)],
+                    x.shape[-1]), x.dtype)
+    inner = [slice(None)] * (nd + 2)
+    for i, ((b, a), size) in enumerate(zip(pads, x.shape[1:-1])):
+        if b:
+            out[(*inner[:i + 1], slice(0, b))] = value
+        if a:
+            out[(*inner[:i + 1], slice(b + size, None))] = value
+        inner[i + 1] = slice(b, b + size)
+    out[tuple(inner)] = x
+    return out
 
 
 def windows(xp: np.ndarray, ksizes: Sequence[int], strides: Sequence[int],
@@ -216,6 +229,28 @@ def tap_slice(tap: Sequence[int], strides: Sequence[int], dilations: Sequence[in
         parts.append(slice(start, start + (o - 1) * s + 1, s))
     parts.append(slice(None))
     return tuple(parts)
+
+
+def clipped_tap_slices(tap: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
+                       pads: Sequence[tuple[int, int]], outs: Sequence[int],
+                       spatial_in: Sequence[int]) -> tuple[tuple, tuple] | None:
+    """For tap ``tap``, the cells of the *unpadded* channels-last input it reads and the
+    output positions reading them, as two indexes ``(input_index, output_index)``: output
+    ``o`` reads input ``o*s + t*d - pad_before`` where that lies inside the input. None when
+    the tap reads only padding. Adding a tap's products at ``input_index`` needs no padded
+    buffer (nor the crop's strided copy)."""
+    dst, src = [slice(None)], [slice(None)]
+    for t, s, d, (before, _), o, n in zip(tap, strides, dilations, pads, outs, spatial_in):
+        offset = t * d - before
+        lo = max(0, -(offset // s))  # the first output whose cell is >= 0: ceil(-offset/s)
+        hi = min(o, (n - 1 - offset) // s + 1)
+        if hi <= lo:
+            return None
+        dst.append(slice(lo * s + offset, (hi - 1) * s + offset + 1, s))
+        src.append(slice(lo, hi))
+    dst.append(slice(None))
+    src.append(slice(None))
+    return tuple(dst), tuple(src)
 
 
 def crop(xp: np.ndarray, pads: Sequence[tuple[int, int]],
