@@ -57,8 +57,11 @@ def build_session(table: np.ndarray, cores: int):
         grads = tm.placeholder(tm.float32, (BATCH, DIM), name="grads")
         enqueue = tm.raw_ops.EnqueueTPUEmbeddingIntegerBatch(batch=[ids], mode_override="train")
         (acts,) = tm.raw_ops.RecvTPUEmbeddingActivations(num_outputs=1, config=s)
-        send = tm.raw_ops.SendTPUEmbeddingGradients(inputs=[grads], learning_rates=[],
-                                                    config=s)
+        # Send after Recv, as in a model whose gradients come from the activations (the fed
+        # gradients here have no data dependency on them, and Send needs Recv's batch).
+        with tm.control_dependencies([acts]):
+            send = tm.raw_ops.SendTPUEmbeddingGradients(inputs=[grads], learning_rates=[],
+                                                        config=s)
     sess = tm.Session(graph=g)
     sess.run(configure)
     sess.run(load, {"table:0": table})
