@@ -19,13 +19,16 @@ def test_spare_cores_are_the_cores_less_the_load_of_others(monkeypatch):
     sampler = sc._Sampler()
     sampler.cores = 4
     monkeypatch.setattr(os, "getloadavg", lambda: (2.6, 0.0, 0.0))
-    # First sample: no own CPU rate yet, so all of the load counts as others'.
-    assert sampler.get() == 1
-    _resample(sampler, own_cores=1.0)  # 1.6 cores busy elsewhere
+    # First sample, at once: no own CPU rate yet, so all of the load counts as others'.
     assert sampler.get() == 2
+    _resample(sampler, own_cores=1.0)  # 1.6 cores busy elsewhere: one wholly
+    assert sampler.get() == 3
     _resample(sampler, own_cores=0.0)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.9, 0.0, 0.0))
     assert sampler.get() == 4
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 0.0, 0.0))
+    _resample(sampler, own_cores=0.5)
+    assert sampler.get() == 1
 
 
 def test_spare_cores_are_at_least_one_and_sampled_at_most_once_a_second(monkeypatch):
