@@ -224,3 +224,32 @@ def test_config_accepts_device_filters():
     assert tm.ConfigProto().device_filters == []
     with tm.Graph().as_default(), tm.Session(config=config) as sess:
         assert sess.run(tm.constant(3.0) * 2.0) == 6.0
+
+
+def test_a_blocking_step_runs_in_the_calling_thread_only_when_nothing_else_can_run():
+    # Alone (no other step ready or in flight), nothing of the run could satisfy its wait: it
+    # runs in the calling thread. Next to a ready step, it gets a thread of its own.
+    threads = []
+
+    @register_op("BlkWhere", inputs=["x: float"], outputs=["y: float"], stateful=True,
+                 blocking=True)
+    def where(x):
+        threads.append(threading.current_thread())
+        return x
+
+    try:
+        g = tm.Graph()
+        with g.as_default():
+            x = tm.placeholder(tm.float32, [])
+            alone = tm.raw_ops.BlkWhere(x=x)
+            beside = tm.raw_ops.BlkWhere(x=x)
+            other = tm.raw_ops.BlkWhere(x=x)
+        with tm.Session(graph=g) as sess:
+            assert sess.run(alone, {x: 1.0}) == 1.0
+            assert threads == [threading.current_thread()]
+            threads.clear()
+            assert sess.run([beside, other], {x: 2.0}) == [2.0, 2.0]
+            # The first had the other beside it (the second may find it done already).
+            assert len(threads) == 2 and threads.count(threading.current_thread()) < 2
+    finally:
+        unregister("BlkWhere")

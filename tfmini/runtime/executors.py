@@ -166,8 +166,10 @@ class DataflowExecutor:
 
     Steps run in the calling thread as soon as their inputs are ready (lowest step first);
     each blocking step runs on a thread of its own, so the steps that will satisfy it (the
-    applies a take waits for) keep running. Blocking kernels wait with
-    ``KernelContext.wait``, which ends at the run's deadline or when the session closes.
+    applies a take waits for) keep running, unless it is the only step ready and none is in
+    flight: then every other step waits for it anyway, and it runs in the calling thread.
+    Blocking kernels wait with ``KernelContext.wait``, which ends at the run's deadline or
+    when the session closes.
     When any step fails, the run is cancelled, the waiting steps end, and the first failure
     is raised.
     """
@@ -253,7 +255,10 @@ class DataflowExecutor:
                     si = heapq.heappop(ready)
                     step = steps[si]
                     args = args_of(step)
-                    if step.blocking:
+                    # A blocking step with no other step ready or in flight runs here: every
+                    # step left depends on it, so no step of this run could satisfy its wait
+                    # and a thread would only add a hand-off (two on a busy machine's cores).
+                    if step.blocking and (ready or in_flight):
                         in_flight += 1
                         _wait_threads.submit(f"tfmini {step.op.name}", worker, si, args)
                         continue

@@ -662,12 +662,14 @@ def test_shape_inference():
 
 @pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
 @pytest.mark.parametrize("dtype,loc", [(np.float32, 100.0), (np.float32, 1.0),
-                                       (np.float16, 3.0)])
+                                       (np.float32, 0.25), (np.float16, 3.0)])
 def test_large_tensors_match_a_float64_reference(fmt, dtype, loc):
     # 3*37*41*64 values: above the threading threshold, and 4551 rows of 64 channels do not
     # fill whole 16-pixel rows, so the remainder segment is used too. A mean 200 standard
     # deviations from 0 takes the centred paths and checks that the blocked variance does
-    # not cancel; the others take the folded paths (see _can_fold).
+    # not cancel; the others take the folded paths (see _can_fold). The batch moments come
+    # from sums of squares only with a mean within one standard deviation (loc 0.25; the
+    # others are 2 and more away: the centred moments).
     shape = (3, 37, 41, 64) if fmt == "NHWC" else (3, 64, 37, 41)
     assert np.prod(shape) >= fbn_kernels._PARALLEL_MIN_ELEMENTS
     rng = np.random.default_rng(5)
@@ -726,3 +728,27 @@ def test_kernels_do_not_modify_their_inputs():
                                    is_training=training)
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(dy, dy0)
+
+
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+def test_results_do_not_depend_on_how_many_threads_share_the_blocks(fmt, monkeypatch):
+    # The kernels use as many threads as other processes leave cores (spare_cores); each
+    # block's partial sums have their own slot, so one thread or several give the same bits.
+    shape = (3, 37, 41, 64) if fmt == "NHWC" else (3, 64, 37, 41)
+    rng = np.random.default_rng(8)
+    x = (rng.normal(size=shape) * 0.5).astype(np.float32)
+    dy = rng.normal(size=shape).astype(np.float32)
+    scale, offset = rng.normal(size=(2, 64)).astype(np.float32)
+    e = np.zeros(0, np.float32)
+    results = []
+    for cores in (1, 2):
+        monkeypatch.setattr(fbn_kernels, "spare_cores", lambda cores=cores: cores)
+        monkeypatch.setattr(fbn_kernels, "_MAX_WORKERS", 2)
+        fwd = fbn_kernels.fused_batch_norm_forward(
+            x, scale, offset, e, e, epsilon=EPS, exponential_avg_factor=1.0, data_format=fmt,
+            is_training=True)
+        bwd = fbn_kernels.fused_batch_norm_backward(dy, x, scale, fwd[3], fwd[4], epsilon=EPS,
+                                                    data_format=fmt, is_training=True)
+        results.append(fwd[:3] + bwd[:3])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)

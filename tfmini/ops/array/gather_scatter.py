@@ -31,7 +31,7 @@ from tfmini.ops.common.kernel_util import (
     slice_debug_string,
 )
 from tfmini.ops.common.memory import check_allocation
-from tfmini.ops.common.segment_reduce import unsorted_segment_sum_into
+from tfmini.ops.common.segment_reduce import unique_in_order, unsorted_segment_sum_into
 
 # ----------------------------------------------------------------------------------------
 # GatherV2
@@ -367,6 +367,9 @@ def unique_kernel(x, *, out_idx):
         raise invalid_argument("unique expects a 1D vector.")
     if x.size == 0:
         return x.copy(), np.zeros(0, out_idx.as_numpy_dtype)
+    if x.dtype.kind in "iu":  # one packed sort, no second sort to renumber
+        y, idx = unique_in_order(x)
+        return y, idx.astype(out_idx.as_numpy_dtype)
     _, first, inverse = np.unique(x, return_index=True, return_inverse=True)
     # np.unique sorts; TensorFlow keeps first-appearance order, so renumber by first position.
     order = np.argsort(first, kind="stable")

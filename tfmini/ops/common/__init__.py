@@ -6,7 +6,9 @@
 * ``constant_folding``: build-time values of small constant subgraphs;
 * ``indexed_slices``: :class:`IndexedSlices`, the sparse gradient value;
 * ``resources``: :class:`ResourceHandle` and finding the resource a handle names;
-* ``memory``: the per-allocation cap kernels check before allocating a requested size.
+* ``memory``: the per-allocation cap kernels check before allocating a requested size;
+* ``segment_reduce``: row sums by id, stable integer sorts and ``Unique``'s arithmetic;
+* ``spare_cores``: how many cores other processes leave a multi-threaded kernel.
 
 Families import these modules directly (``from tfmini.ops.common.kernel_util import ...``).
 """

@@ -6,18 +6,24 @@ walk the tensor in blocks of 128K values (512 KB of float32, so a block and its 
 in the L2 cache) and do everything a pass needs to a block while it is cached. Channels-last
 data is viewed as rows of about 1024 values (whole pixels), so NumPy's inner loops are long
 and per-channel vectors are tiled to the row; channels-first data is viewed as [N, C, M].
-Per-block sums (``np.sum`` / ``np.einsum`` with ``out=``) land in preallocated arrays and are
-folded to float64 per-channel totals once. The training forward reads ``x`` twice
-(statistics, then ``y``), the training gradient reads ``x`` and ``dy`` twice (sums, then
-``dx``); outputs are written straight into their final arrays and no temporary as large as
-``x`` is made. Blocks are shared among a few threads (NumPy releases the GIL in its loops).
-Variances are centred per group of values and merged exactly (Chan et al.), and the
-elementwise passes centre on the mean whenever a mean lies far out in standard deviations
-(see :func:`_can_fold`), so a spread tiny next to the mean keeps TensorFlow's accuracy.
+Per-channel vectors are tiled to a whole block, so every elementwise call runs over
+same-shaped contiguous arrays. Per-block sums (``np.sum`` / ``np.einsum`` with ``out=``)
+land in preallocated arrays and are folded to float64 per-channel totals once. The training
+forward reads ``x`` twice (statistics, then ``y``), the training gradient reads ``x`` and
+``dy`` twice (sums, then ``dx``), each second pass walking the blocks backwards (it starts
+with those still cached); outputs are written straight into their final arrays and no
+temporary as large as ``x`` is made. Blocks are shared among as many threads as other
+processes leave cores free (NumPy releases the GIL in its loops; see
+``ops/common/spare_cores.py``). The batch variance is E[x^2] - mean^2 from one pass of
+sums where every mean lies within a standard deviation of 0; otherwise values are centred
+per group and merged exactly (Chan et al.), and the elementwise passes centre on the mean
+whenever a mean lies far out in standard deviations (see :func:`_can_fold`), so a spread
+tiny next to the mean keeps TensorFlow's accuracy.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable
@@ -27,6 +33,7 @@ import numpy as np
 
 from tfmini.core.shapes import dims_str
 from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.common.spare_cores import spare_cores
 
 # Values per block: 128K float32 is 512 KB, which fits the L2 cache with its scratch.
 _BLOCK_ELEMENTS = 1 << 17
@@ -77,10 +84,18 @@ class _Segment:
         return flat[self.start:self.stop].reshape(self.shape)
 
     def vec(self, v: np.ndarray) -> np.ndarray:
-        """A float32 per-channel vector shaped (or tiled) to broadcast against a block."""
+        """A float32 per-channel vector shaped to meet a block: ``[C, 1]`` (channels first),
+        else tiled to a whole block (:meth:`fit` cuts it to a shorter last block), so the
+        elementwise calls run over two same-shaped contiguous arrays, which NumPy does in
+        one flat loop instead of one call of its inner loop per row (measured 16% less time
+        for the gradient's pass)."""
         if self.channels_first:
             return v[:, None]
-        return np.tile(v, self.tile) if self.tile > 1 else v
+        return np.tile(v, self.tile * self.step).reshape(self.step, self.shape[1])
+
+    def fit(self, vec: np.ndarray, rows: int) -> np.ndarray:
+        """A :meth:`vec` result for a block of ``rows`` rows."""
+        return vec if self.channels_first else vec[:rows]
 
     def per_group(self, v: np.ndarray) -> np.ndarray:
         """A per-channel vector broadcastable against a :meth:`partials`-shaped array."""
@@ -184,35 +199,86 @@ class _Blocks:
         self.tasks = [(seg, i, sl) for seg in self.segments for i, sl in enumerate(seg.slices)]
         self.workers = 1
         if size >= _PARALLEL_MIN_ELEMENTS and _MAX_WORKERS > 1:
-            self.workers = min(_MAX_WORKERS, len(self.tasks))
+            # Only the cores other processes leave free: a worker waiting for a busy core
+            # holds the others up at every hand-over of the GIL (ops/common/spare_cores.py).
+            self.workers = min(_MAX_WORKERS, len(self.tasks), spare_cores())
 
-    def run(self, fn: Callable) -> None:
+    def run(self, fn: Callable, backwards: bool = False) -> None:
         """Calls ``fn(seg, i, sl, scratch)`` for every block, spread over the workers.
 
-        Worker w takes blocks w, w + workers, ...: neighbours stream neighbouring memory,
-        and each block writes only its own output rows and partial sums, so no locking.
-        """
-        nw = self.workers
+        ``backwards`` walks the blocks last to first: a kernel's second pass goes back over
+        the data its first pass has just read, so it starts with the blocks still in the
+        last-level cache (about a third of a 25 MB tensor) instead of those evicted first.
 
-        def part(w: int) -> None:
+        Each worker takes the next block not yet taken, in order: neighbours stream
+        neighbouring memory, and a worker that the machine's other processes slow down
+        takes fewer blocks instead of holding the others up at the end (a fixed share per
+        worker waited for the slowest). Each block writes only its own output rows and
+        partial sums.
+        """
+        tasks = self.tasks[::-1] if backwards else self.tasks
+        if self.workers == 1:
             scratch = _Scratch()
-            for seg, i, sl in self.tasks[w::nw]:
+            for seg, i, sl in tasks:
+                fn(seg, i, sl, scratch)
+            return
+        taken = itertools.count()
+        lock = threading.Lock()
+
+        def part() -> None:
+            scratch = _Scratch()
+            while True:
+                with lock:
+                    k = next(taken)
+                if k >= len(tasks):
+                    return
+                seg, i, sl = tasks[k]
                 fn(seg, i, sl, scratch)
 
-        if nw == 1:
-            part(0)
-            return
         pool = _get_pool()
-        futures = [pool.submit(part, w) for w in range(1, nw)]
+        futures = [pool.submit(part) for _ in range(1, self.workers)]
         try:
-            part(0)
+            part()
         finally:
             for f in futures:
                 f.result()
 
 
 def _batch_moments(blocks: _Blocks, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-channel mean and biased variance (float64) of a non-empty ``x``, in one pass.
+    """Per-channel mean and biased variance (float64) of a non-empty ``x``.
+
+    First one pass of two calls a block: the sums and the sums of squares, so the variance
+    is E[x^2] - mean^2. Its rounding error is that of the sums of squares times
+    E[x^2] / variance = 1 + mean^2 / variance, so it is kept only where every channel's
+    mean is at most one standard deviation from 0 (at most twice the error of centred
+    sums). Otherwise (a mean far out, or NaN) the centred pass below follows.
+    """
+    parts = {id(seg): (seg.view(flat), seg.partials(), seg.partials())
+             for seg in blocks.segments}
+
+    def block(seg: _Segment, i: int, sl: slice, scratch: _Scratch) -> None:
+        xs, sums, squares = parts[id(seg)]
+        b = scratch.f32(seg, xs[sl], 1)
+        seg.sum_into(b, seg.partial(sums, i, sl))
+        seg.dot_into(b, b, seg.partial(squares, i, sl))
+
+    blocks.run(block)
+    total = sq = n = 0.0
+    for seg in blocks.segments:
+        _, sums, squares = parts[id(seg)]
+        total = total + seg.fold(sums)
+        sq = sq + seg.fold(squares)
+        n += float(seg.group_counts().sum()) / blocks.channels
+    mean = total / n
+    with np.errstate(invalid="ignore", over="ignore"):
+        var = sq / n - mean * mean
+        if np.all(mean * mean <= var):
+            return mean, var
+    return _centred_moments(blocks, flat)
+
+
+def _centred_moments(blocks: _Blocks, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_batch_moments` for any data, in one pass of three calls a block.
 
     Each group of values (a block's column, or an image's channel) is centred on its own
     float32 mean ``a`` while it is in cache; the groups are merged exactly with
@@ -279,16 +345,17 @@ def _normalize(blocks: _Blocks, flat_x: np.ndarray, flat_y: np.ndarray, mean: np
     def block(seg: _Segment, i: int, sl: slice, scratch: _Scratch) -> None:
         xs, ys, vecs = parts[id(seg)]
         b = scratch.f32(seg, xs[sl], 1)
+        rows = b.shape[0]
         y = ys[sl]
-        out = y if y.dtype == _F32 else scratch.get(seg, b.shape[0])
+        out = y if y.dtype == _F32 else scratch.get(seg, rows)
         if fold:
-            np.multiply(b, vecs[0], out=out)
+            np.multiply(b, seg.fit(vecs[0], rows), out=out)
         else:
-            np.subtract(b, vecs[0], out=out)
-            np.multiply(out, vecs[1], out=out)
-        np.add(out, vecs[-1], out=y)  # float32 -> half rounds here, once
+            np.subtract(b, seg.fit(vecs[0], rows), out=out)
+            np.multiply(out, seg.fit(vecs[1], rows), out=out)
+        np.add(out, seg.fit(vecs[-1], rows), out=y)  # float32 -> half rounds here, once
 
-    blocks.run(block)
+    blocks.run(block, backwards=True)
 
 
 def _rsqrt(v: np.ndarray, epsilon: float) -> np.ndarray:
@@ -409,19 +476,21 @@ def fused_batch_norm_backward(y_backprop, x, scale, mean, variance, *, epsilon, 
     mu = mean.astype(np.float64)
     fold = _can_fold(mu, r)
     mu_32 = mu.astype(_F32)
-    parts = {id(seg): (seg.view(fx), seg.view(fdy), seg.view(fdx), seg.vec(mu_32),
-                       seg.vec(k1_32), seg.partials(), seg.partials())
+    parts = {id(seg): (seg.view(fx), seg.view(fdy), seg.view(fdx),
+                       None if fold else seg.vec(mu_32), seg.vec(k1_32), seg.partials(),
+                       seg.partials())
              for seg in blocks.segments}
 
     def sums(seg: _Segment, i: int, sl: slice, scratch: _Scratch) -> None:
         xs, dys, dxs, m, k, sum_g, sum_gd = parts[id(seg)]
         b = scratch.f32(seg, xs[sl], 1)
         g = scratch.f32(seg, dys[sl], 2)
+        rows = b.shape[0]
         if not is_training:
-            np.multiply(g, k, out=dxs[sl])  # inference: one pass does it all
+            np.multiply(g, seg.fit(k, rows), out=dxs[sl])  # inference: one pass does it all
         seg.sum_into(g, seg.partial(sum_g, i, sl))
         if not fold:  # sum(dy * (x - mean)), centred as in TensorFlow
-            b = np.subtract(b, m, out=scratch.get(seg, b.shape[0]))
+            b = np.subtract(b, seg.fit(m, rows), out=scratch.get(seg, rows))
         seg.dot_into(b, g, seg.partial(sum_gd, i, sl))
 
     blocks.run(sums)
@@ -449,6 +518,9 @@ def fused_batch_norm_backward(y_backprop, x, scale, mean, variance, *, epsilon, 
             dx_block = dxs[sl]
             out = dx_block if dx_block.dtype == _F32 else scratch.get(seg, rows, 3)
             t = scratch.get(seg, rows)
+            k, v2, v3 = seg.fit(k, rows), seg.fit(v2, rows), seg.fit(v3, rows)
+            if not fold:
+                m = seg.fit(m, rows)
             if fold:
                 np.multiply(b, v2, out=out)
                 np.add(out, v3, out=out)
@@ -460,7 +532,7 @@ def fused_batch_norm_backward(y_backprop, x, scale, mean, variance, *, epsilon, 
                 np.multiply(t, k, out=t)
             np.add(out, t, out=dx_block)  # float32 -> half rounds here, once
 
-        blocks.run(backprop)
+        blocks.run(backprop, backwards=True)
     return [dx, scale_backprop.astype(u), sum_dy.astype(u), empty, empty.copy()]
 
 

@@ -23,6 +23,7 @@ from tfmini import errors
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.common.segment_reduce import sum_rows_by_id, unsorted_segment_sum_into
 from tfmini.ops.tpu_embedding import config as cfg
 from tfmini.ops.tpu_embedding.state import (
     TPU_ONLY,
@@ -54,13 +55,8 @@ def _recv_shape(ic) -> list:
 def _segment_sum(values: np.ndarray, rows: np.ndarray, n_rows: int) -> np.ndarray:
     """Sum of ``values`` rows per ``rows`` entry into an (n_rows, dim) array (zeros elsewhere)."""
     out = np.zeros((n_rows, values.shape[1]), values.dtype)
-    if len(rows) == 0:
-        return out
-    if np.any(rows[1:] < rows[:-1]):
-        order = np.argsort(rows, kind="stable")
-        rows, values = rows[order], values[order]
-    starts = np.r_[0, np.flatnonzero(rows[1:] != rows[:-1]) + 1]
-    out[rows[starts]] = np.add.reduceat(values, starts, axis=0)
+    if len(rows):
+        unsorted_segment_sum_into(out, rows, values)
     return out
 
 
@@ -143,11 +139,8 @@ def _table_gradients(state: Configured, batch: Batch,
     for t, (id_parts, c_parts) in per_table.items():
         ids = id_parts[0] if len(id_parts) == 1 else np.concatenate(id_parts)
         contrib = c_parts[0] if len(c_parts) == 1 else np.concatenate(c_parts)
-        order = np.argsort(ids, kind="stable")
-        sorted_ids = ids[order]
-        starts = np.r_[0, np.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1]
-        summed = np.add.reduceat(contrib[order], starts, axis=0)
-        out[t] = (sorted_ids[starts], summed.astype(np.float32, copy=False))
+        unique, summed = sum_rows_by_id(ids, contrib)
+        out[t] = (unique, summed.astype(np.float32, copy=False))
     return out
 
 

@@ -112,12 +112,12 @@ class Table:
     def gather(self, slot: str, ids: np.ndarray, parts: Any) -> np.ndarray:
         """Rows ``ids`` (global) of ``slot`` as a new (len(ids), dim) array."""
         shards = self.slots[slot]
-        if parts is None:
-            return shards[0][ids]
+        if parts is None:  # np.take copies rows about twice as fast as indexing
+            return np.take(shards[0], ids, axis=0)
         out = np.empty((len(ids), self.dim), np.float32)
         for shard, (pos, local) in zip(shards, parts):
             if len(pos):
-                out[pos] = shard[local]
+                out[pos] = np.take(shard, local, axis=0)
         return out
 
     def scatter(self, slot: str, ids: np.ndarray, parts: Any, values: np.ndarray) -> None:
