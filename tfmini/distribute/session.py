@@ -51,6 +51,9 @@ class DistributedSession(Session):
         self._dist_plans: dict[tuple, _DistPlan] = {}
         self._dist_lock = threading.Lock()
         self._tasks_used: set[tuple[str, int]] = set()
+        # The incarnation of each task this session used: a task that restarted since (it
+        # lost this session's state) answers AbortedError.
+        self._incarnations: dict[tuple[str, int], str] = {}
         self._steps = itertools.count()
 
     @property
@@ -86,7 +89,8 @@ class DistributedSession(Session):
             self._tasks_used.add(part.task)
             ref = actor.run_part.remote(
                 self._client, part.key, part.graph_def if send_def else None, feeds,
-                [t.name for t in part.fetches], part.targets, timeout_ms, step_id)
+                [t.name for t in part.fetches], part.targets, timeout_ms, step_id,
+                self._incarnation(part.task, actor))
             refs[ref] = part
         pending = list(refs)
         while pending:
@@ -103,13 +107,36 @@ class DistributedSession(Session):
             try:
                 out = _get(ray, ready[0], 0, part.task)
             except Exception as e:
-                self._abort(plan, step_id, f"/job:{part.task[0]}/task:{part.task[1]}: {e}")
+                self._fail_step(plan, step_id, part.task, e, pending)
                 raise
             plan.sent.add((part.task, part.key))
             for t, v in zip(part.fetches, out):
                 values[t] = v
         return [np.asarray(values[o]) if not isinstance(values[o], np.generic) else values[o]
                 for o in plan.outputs]
+
+    def _incarnation(self, task: tuple[str, int], actor: Any) -> str:
+        """The incarnation of ``task`` this session knows (asked once per task)."""
+        known = self._incarnations.get(task)
+        if known is None:
+            ray = self._cluster._ray
+            known = _get(ray, actor.get_incarnation.remote(), CALL_SLACK_S, task)
+            self._incarnations[task] = known
+        return known
+
+    def _fail_step(self, plan: _DistPlan, step_id: str, task: tuple[str, int],
+                   error: Exception, pending: list) -> None:
+        """Ends step ``step_id`` everywhere after ``task``'s part failed with ``error``: the
+        other parts' waits end and their runs roll back; returns once they answered (or
+        after ``CALL_SLACK_S``), so no part of a failed step goes on running."""
+        if isinstance(error, (errors.UnavailableError, errors.AbortedError)):
+            # The task died or restarted: it lost every part it held; send them again.
+            with self._dist_lock:
+                for p in self._dist_plans.values():
+                    p.sent = {s for s in p.sent if s[0] != task}
+        self._abort(plan, step_id, f"/job:{task[0]}/task:{task[1]}: {error}")
+        if pending:
+            self._cluster._ray.wait(pending, num_returns=len(pending), timeout=CALL_SLACK_S)
 
     def _abort(self, plan: _DistPlan, step_id: str, reason: str) -> None:
         for part in plan.parts:
@@ -153,8 +180,12 @@ def _get(ray: Any, ref: Any, timeout: float | None, task: tuple[str, int]) -> An
             raise cause from None
         raise errors.InternalError(None, None, f"/job:{task[0]}/task:{task[1]}: {e}") from None
     except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
+        # Ray's ActorDiedError / ActorUnavailableError: the task's process is gone or
+        # restarting. Its one-line reason, not Ray's traceback.
         raise errors.UnavailableError(
-            None, None, f"/job:{task[0]}/task:{task[1]} is unavailable: {e}") from None
+            None, None, f"Task /job:{task[0]}/task:{task[1]} is unavailable "
+            f"({type(e).__name__}: its process died or is restarting); its step was "
+            "aborted on the other tasks") from None
 
 
 register_session_target(lambda target: DistributedSession
