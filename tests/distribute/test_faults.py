@@ -181,14 +181,14 @@ def _data():
     return xs, ys
 
 
-def _replica(spec, task, xs, ys):
+def _replica(spec, task, xs, ys, replicas=(2, 2)):
     setter = tm.train.replica_device_setter(cluster=spec, worker_device=f"/job:worker/task:{task}")
     with tm.device(setter):
         w = tm.Variable(np.zeros([3, 1], np.float32), name="w")
         b = tm.Variable(np.zeros([1], np.float32), name="b")
         gs = tm.train.get_or_create_global_step()
         loss = tm.reduce_mean(tm.square(tm.matmul(xs[task], w) + b - ys[task]))
-        opt = tm.train.SyncReplicasOptimizer(tm.train.GradientDescentOptimizer(LR), 2, 2)
+        opt = tm.train.SyncReplicasOptimizer(tm.train.GradientDescentOptimizer(LR), *replicas)
         train = opt.minimize(loss, global_step=gs)
     acc, _ = opt._accumulator_list[0]
     return {"w": w, "b": b, "gs": gs, "train": train, "opt": opt,
@@ -292,6 +292,66 @@ def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster):
         got_w, got_b = chief.run([built[0]["w"], built[0]["b"]])
         np.testing.assert_allclose(got_w, want_w, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got_b, want_b, rtol=1e-5, atol=1e-6)
+    finally:
+        for s in sessions + [chief]:
+            s.close()
+
+
+def test_worker_killed_mid_round_is_dropped(own_cluster):
+    # 1 ps + 3 workers, SyncReplicas aggregating 2 of 3 (a backup worker), no restarts.
+    # Worker 2's task is killed mid-round: its gradient leaves the accumulator with its
+    # aborted step and the task stays down (UnavailableError); the round completes with the
+    # two survivors' gradients exactly.
+    c = own_cluster(3, 1)  # max_restarts 0: a dead task is dropped
+    rng = np.random.RandomState(5)
+    xs = rng.randn(3, 4, 3).astype(np.float32)
+    ys = rng.randn(3, 4, 1).astype(np.float32)
+    graphs = [tm.Graph() for _ in range(3)]
+    built = []
+    for task, g in enumerate(graphs):
+        with g.as_default():
+            built.append(_replica(c.spec, task, xs, ys, replicas=(2, 3)))
+    opts = tm.RunOptions(timeout_in_ms=20000)
+    sessions = [tm.Session(c.target("worker", t), graph=graphs[t]) for t in range(3)]
+    chief = tm.Session(c.target("worker", 0), graph=graphs[0])
+    got: dict = {}
+    threads = []
+
+    def train(task):
+        got[task] = _error_of(sessions[task].run, built[task]["train"], options=opts)
+
+    try:
+        sessions[0].run(built[0]["init"])
+        sessions[0].run(built[0]["opt"].chief_init_op)
+        for task in range(3):
+            sessions[task].run(built[task]["local_init"])
+            sessions[task].run(built[task]["opt"].local_step_init_op)
+        update = threading.Thread(target=chief.run, args=(built[0]["update"], None, opts))
+        update.start()
+        threads.append(threading.Thread(target=train, args=(2,)))
+        threads[-1].start()
+        _wait_for(lambda: chief.run(built[0]["count"]) == 1, "worker 2's gradient")
+        time.sleep(0.2)
+        c.kill("worker", 2)
+        threads[-1].join(30)
+        assert isinstance(got[2], tm.errors.UnavailableError)
+        assert "/job:worker/task:2" in str(got[2])
+        assert chief.run(built[0]["count"]) == 0
+        for task in (0, 1):
+            threads.append(threading.Thread(target=train, args=(task,)))
+            threads[-1].start()
+        for t in threads + [update]:
+            t.join(30)
+        assert got[0] is None and got[1] is None
+        assert chief.run(built[0]["gs"]) == 1
+        want_w, want_b = _reference(xs[:2], ys[:2], 1)
+        got_w, got_b = chief.run([built[0]["w"], built[0]["b"]])
+        np.testing.assert_allclose(got_w, want_w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got_b, want_b, rtol=1e-5, atol=1e-6)
+        # Dropped: the task is not restarted.
+        with pytest.raises(tm.errors.UnavailableError, match="/job:worker/task:2"):
+            tm.Session(c.target("worker", 2), graph=graphs[2]).run(
+                built[2]["local_init"], options=opts)
     finally:
         for s in sessions + [chief]:
             s.close()
