@@ -167,12 +167,12 @@ class DistributedSession(Session):
 def _get(ray: Any, ref: Any, timeout: float | None, task: tuple[str, int]) -> Any:
     try:
         return ray.get(ref, timeout=timeout)
-    except errors.OpError:
-        raise
     except ray.exceptions.GetTimeoutError:
         raise errors.DeadlineExceededError(
             None, None, f"/job:{task[0]}/task:{task[1]} did not answer in time") from None
     except ray.exceptions.RayTaskError as e:
+        # Ray raises a class deriving from both RayTaskError and the task's error, whose text
+        # is Ray's traceback: the task's own error is what the caller sees.
         cause = getattr(e, "cause", None)
         if isinstance(cause, errors.OpError):
             raise cause from None
