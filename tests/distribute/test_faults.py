@@ -220,14 +220,18 @@ def _wait_for(fn, what, timeout=20.0):
         time.sleep(0.02)
 
 
-def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster):
+@pytest.mark.parametrize("retries", [0, 1])
+def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster, retries):
     # 1 ps + 2 workers, SyncReplicas (2 of 2). In round 1, worker 1's task is killed by PID
     # while its gradient is in the accumulator and its step waits for the round's token. Its
     # client gets UnavailableError naming the task; the step is aborted on the ps, whose
     # part rolls back (the gradient leaves the accumulator); Ray restarts the task
     # (max_restarts); the replica initialises its local step again and retries. Every round
-    # averages exactly two gradients: the variables equal fault-free synchronous SGD.
-    c = own_cluster(2, 1, max_restarts={"worker": 1})
+    # averages exactly two gradients: the variables equal fault-free synchronous SGD. With
+    # max_task_retries, Ray delivers the killed call again to the restarted task, which
+    # refuses it (AbortedError: it is another incarnation) instead of running it on a state
+    # it does not have.
+    c = own_cluster(2, 1, max_restarts={"worker": 1}, max_task_retries={"worker": retries})
     spec = c.spec
     xs, ys = _data()
     graphs = [tm.Graph(), tm.Graph()]
@@ -272,8 +276,13 @@ def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster):
                 t1.join(30)
                 assert len(errors) == 1 and errors[0][0] == 1
                 err = errors.pop()[1]
-                assert type(err) is tm.errors.UnavailableError
-                assert "/job:worker/task:1" in str(err) and "Traceback" not in str(err)
+                if retries:
+                    assert type(err) is tm.errors.AbortedError
+                    assert "/job:worker/task:1 restarted" in str(err)
+                else:
+                    assert type(err) is tm.errors.UnavailableError
+                    assert "/job:worker/task:1 is unavailable" in str(err)
+                assert "Traceback" not in str(err)
                 # The aborted step rolled back on the ps: its gradient is not counted.
                 assert chief.run(built[0]["count"]) == 0
                 c.wait_restarted("worker", 1, old_pid)
