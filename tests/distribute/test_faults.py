@@ -139,6 +139,43 @@ def test_a_failed_step_forgets_its_key():
             assert sess.run(count) == 1
 
 
+class _DeliveredTwice:
+    """An actor handle whose ``run_part`` calls are delivered twice, as an at-least-once
+    retry does when an answer is lost: the same call (same step id) runs again."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self.run_part = self
+
+    def remote(self, *args, **kwargs):
+        ray.get(self._handle.run_part.remote(*args, **kwargs), timeout=30)
+        return self._handle.run_part.remote(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+
+def test_a_step_delivered_twice_to_its_task_applies_once(ray_cluster, monkeypatch):
+    workers, _ = ray_cluster
+    g = tm.Graph()
+    with g.as_default(), tm.device("/job:ps/task:0"):
+        acc = tm.ConditionalAccumulator(tm.float32, shape=[2],
+                                        shared_name=f"twice_{uuid.uuid4().hex[:6]}")
+        grad = tm.placeholder(tm.float32, [2])
+        apply = acc.apply_grad(grad, local_step=0)
+        count = acc.num_accumulated()
+        take = acc.take_grad(1)
+    with tm.Session(workers[0].target, graph=g) as sess:
+        cluster = sess._cluster
+        actor = cluster.actor
+        with monkeypatch.context() as m:
+            m.setattr(cluster, "actor", lambda job, task: _DeliveredTwice(actor(job, task)))
+            sess.run(apply, {grad: [1.0, 2.0]})
+            sess.run(apply, {grad: [3.0, 4.0]})  # another step: counted
+        assert sess.run(count) == 2
+        np.testing.assert_allclose(sess.run(take), [2.0, 3.0])
+
+
 # ----------------------------------------------------------------------------------------
 # Deadlines
 
