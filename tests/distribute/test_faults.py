@@ -88,6 +88,14 @@ def own_cluster(ray_cluster):
         c.end()
 
 
+def test_restart_policy_is_checked():
+    spec = {"worker": ["127.0.0.1:1"], "ps": ["127.0.0.1:2"]}
+    with pytest.raises(ValueError, match=r"max_restarts must be ints >= -1.*'ps': -2"):
+        tm.distribute.RayCluster(spec, max_restarts={"ps": -2})
+    with pytest.raises(ValueError, match="max_task_retries must be ints"):
+        tm.distribute.RayCluster(spec, max_task_retries="1")
+
+
 # ----------------------------------------------------------------------------------------
 # Idempotent applies
 

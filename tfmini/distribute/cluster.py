@@ -104,11 +104,6 @@ class RayCluster:
                 del _targets[t]
 
 
-    def max_restarts(self, job: str) -> int:
-        """How often Ray restarts a dead task of ``job`` (0: a dead task is dropped)."""
-        return self._restarts(job)
-
-
 def _per_job(value: int | dict[str, int], what: str):
     """``job -> value`` from an int (every job) or a dict (missing jobs: 0)."""
     if isinstance(value, dict):
