@@ -3,9 +3,11 @@
 A run is partitioned by task (:mod:`tfmini.distribute.partition`) into one part per task,
 joined by _Send/_Recv pairs. A step is one call per task carrying all of that task's feeds,
 dispatched to every task at once; the client then waits for all of them with the run's
-deadline. When a part fails, the step is aborted on every task (their waiting _Recv ops end)
-and the first error is raised with its own class. ``close()`` cancels this session's waits on
-every task. Fetching, feeding and errors behave as the local Session.
+deadline. When a part fails, the step is aborted on every task (the other parts' waits end
+and their runs roll back) and the first error is raised with its own class. A dead or
+restarting task raises UnavailableError naming it; a task that restarted since this session
+first used it, AbortedError (docs/distributed.md, "Faults"). ``close()`` cancels this
+session's waits on every task. Fetching, feeding and errors behave as the local Session.
 """
 
 from __future__ import annotations
