@@ -9,6 +9,7 @@ Skipped without Ray (the ``dist`` extra).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -265,29 +266,33 @@ def _wait_for(fn, what, timeout=20.0):
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("retries", [0, 1])
-def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster, retries):
+@pytest.mark.parametrize("monitored", [False, True])
+def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster, caplog, monitored):
     # 1 ps + 2 workers, SyncReplicas (2 of 2). In round 1, worker 1's task is killed by PID
-    # while its gradient is in the accumulator and its step waits for the round's token. Its
-    # client gets UnavailableError naming the task; the step is aborted on the ps, whose
-    # part rolls back (the gradient leaves the accumulator); Ray restarts the task
-    # (max_restarts); the replica initialises its local step again and retries. Every round
-    # averages exactly two gradients: the variables equal fault-free synchronous SGD. With
-    # max_task_retries, Ray delivers the killed call again to the restarted task, which
-    # refuses it (AbortedError: it is another incarnation) instead of running it on a state
-    # it does not have.
-    c = own_cluster(2, 1, max_restarts={"worker": 1}, max_task_retries={"worker": retries})
-    spec = c.spec
+    # while its gradient is in the accumulator and its step waits for the round's token. The
+    # step is aborted on the ps, whose part rolls back (the gradient leaves the accumulator);
+    # Ray restarts the task (max_restarts); the replica makes a new session, initialises its
+    # local step again and retries. Every round averages exactly two gradients: the
+    # variables equal fault-free synchronous SGD.
+    # * plain sessions, no call retries: the killed step raises UnavailableError naming the
+    #   task; the old session then gets AbortedError (the task restarted) and the replica
+    #   makes a new one by hand.
+    # * a worker MonitoredTrainingSession with max_task_retries: Ray delivers the killed call
+    #   again to the restarted task, which refuses it (AbortedError: another incarnation,
+    #   not a run on a state it does not have); the session recovers by itself.
+    c = own_cluster(2, 1, max_restarts={"worker": 1},
+                    max_task_retries={"worker": int(monitored)})
     xs, ys = _data()
     graphs = [tm.Graph(), tm.Graph()]
     built = []
     for task, g in enumerate(graphs):
         with g.as_default():
-            built.append(_replica(spec, task, xs, ys))
+            built.append(_replica(c.spec, task, xs, ys))
     opts = tm.RunOptions(timeout_in_ms=20000)
     sessions = [tm.Session(c.target("worker", t), graph=graphs[t]) for t in range(2)]
     chief = tm.Session(c.target("worker", 0), graph=graphs[0])
     errors: list = []
+    mts = None
 
     def start_replica(task):
         sessions[task].run(built[task]["local_init"])
@@ -295,7 +300,8 @@ def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster, retr
 
     def train(task):
         try:
-            sessions[task].run(built[task]["train"], options=opts)
+            (mts if task == 1 and mts is not None else sessions[task]).run(
+                built[task]["train"], options=opts)
         except Exception as e:  # noqa: BLE001  (asserted below)
             errors.append((task, e))
 
@@ -308,37 +314,61 @@ def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster, retr
         sessions[0].run(built[0]["init"])
         sessions[0].run(built[0]["opt"].chief_init_op)
         start_replica(0)
-        start_replica(1)
+        if monitored:
+            with graphs[1].as_default():
+                hook = built[1]["opt"].make_session_run_hook(is_chief=False)
+                mts = tm.train.MonitoredTrainingSession(
+                    master=c.target("worker", 1), is_chief=False, hooks=[hook],
+                    stop_grace_period_secs=0.5, max_wait_secs=30)
+        else:
+            start_replica(1)
         rounds = 3
         for k in range(rounds):
             update = in_thread(chief.run, built[0]["update"], None, opts)
             if k == 1:
                 old_pid = c.pid("worker", 1)
-                t1 = in_thread(train, 1)
-                _wait_for(lambda: chief.run(built[0]["count"]) == 1, "worker 1's gradient")
-                time.sleep(0.2)  # its step now waits in the ps's token dequeue
-                c.kill("worker", 1)
-                t1.join(30)
-                assert len(errors) == 1 and errors[0][0] == 1
-                err = errors.pop()[1]
-                if retries:
-                    assert type(err) is tm.errors.AbortedError
-                    assert "/job:worker/task:1 restarted" in str(err)
-                else:
-                    assert type(err) is tm.errors.UnavailableError
-                    assert "/job:worker/task:1 is unavailable" in str(err)
-                assert "Traceback" not in str(err)
-                # The aborted step rolled back on the ps: its gradient is not counted.
-                assert chief.run(built[0]["count"]) == 0
-                c.wait_restarted("worker", 1, old_pid)
-                # The old session's task restarted (AbortedError, as TensorFlow): the replica
-                # makes a new session, whose local step it initialises again.
-                with pytest.raises(tm.errors.AbortedError, match="/job:worker/task:1 restarted"):
-                    start_replica(1)
-                sessions[1].close()
-                sessions[1] = tm.Session(c.target("worker", 1), graph=graphs[1])
-                start_replica(1)
-            threads = [in_thread(train, t) for t in (1, 0)]
+                old_sess = mts._tf_sess if monitored else None
+
+                def retried(old_sess=old_sess):
+                    return mts._tf_sess is not old_sess and chief.run(built[0]["count"]) == 1
+
+                with caplog.at_level(logging.INFO, logger="tfmini"):
+                    t1 = in_thread(train, 1)
+                    _wait_for(lambda: chief.run(built[0]["count"]) == 1, "worker 1's gradient")
+                    time.sleep(0.2)  # its step now waits in the ps's token dequeue
+                    c.kill("worker", 1)
+                    c.wait_restarted("worker", 1, old_pid)
+                    if monitored:
+                        # Recovered: a new session whose retried step applied its gradient
+                        # once (the killed step's was rolled back before the error came).
+                        _wait_for(retried, "the retried step")
+                        time.sleep(0.2)
+                        assert chief.run(built[0]["count"]) == 1
+                        threads = [t1]
+                    else:
+                        t1.join(30)
+                        assert len(errors) == 1 and errors[0][0] == 1
+                        err = errors.pop()[1]
+                        assert type(err) is tm.errors.UnavailableError
+                        assert "Task /job:worker/task:1 is unavailable" in str(err)
+                        assert "Traceback" not in str(err)
+                        # The aborted step rolled back on the ps: its gradient is not counted.
+                        assert chief.run(built[0]["count"]) == 0
+                        # The old session's task restarted (AbortedError, as TensorFlow): the
+                        # replica makes a new session and initialises its local step again.
+                        with pytest.raises(tm.errors.AbortedError,
+                                           match="/job:worker/task:1 restarted"):
+                            start_replica(1)
+                        sessions[1].close()
+                        sessions[1] = tm.Session(c.target("worker", 1), graph=graphs[1])
+                        start_replica(1)
+                        threads = [in_thread(train, 1)]
+                if monitored:
+                    assert any("/job:worker/task:1 restarted since this session" in r.message
+                               for r in caplog.records), "no recovery from AbortedError logged"
+                threads.append(in_thread(train, 0))
+            else:
+                threads = [in_thread(train, t) for t in (1, 0)]
             for t in threads + [update]:
                 t.join(30)
             assert not errors, errors
@@ -348,6 +378,8 @@ def test_worker_killed_mid_round_is_restarted_and_counted_once(own_cluster, retr
         np.testing.assert_allclose(got_w, want_w, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got_b, want_b, rtol=1e-5, atol=1e-6)
     finally:
+        if mts is not None:
+            mts.close()
         for s in sessions + [chief]:
             s.close()
 

@@ -444,18 +444,22 @@ class _MonitoredSession:
         """Makes a new session after a preemption, retrying while tasks are still down (a
         restarting task answers Unavailable), for at most ``RECOVERY_MAX_WAIT_SECS``."""
         give_up = time.monotonic() + RECOVERY_MAX_WAIT_SECS
-        while True:
-            try:
-                self._tf_sess = self._session_creator.create_session()
-                break
-            except _PREEMPTION_ERRORS as e:
-                if time.monotonic() >= give_up:
-                    raise
-                _log.info("An error was raised while a session was being created. This may "
-                          "be due to a preemption of a connected worker or parameter "
-                          "server. A new session will be created. Error: %s", e)
-                time.sleep(0.2)
-        self._start()
+        # The session creators and hooks work on the default graph: this session's, in
+        # whichever thread the run that failed was made (TensorFlow's creators keep the
+        # SessionManager they made first, bound to that graph).
+        with self._graph.as_default():
+            while True:
+                try:
+                    self._tf_sess = self._session_creator.create_session()
+                    break
+                except _PREEMPTION_ERRORS as e:
+                    if time.monotonic() >= give_up:
+                        raise
+                    _log.info("An error was raised while a session was being created. This "
+                              "may be due to a preemption of a connected worker or parameter "
+                              "server. A new session will be created. Error: %s", e)
+                    time.sleep(0.2)
+            self._start()
 
     def _start(self) -> None:
         self.coord = _Coordinator()
