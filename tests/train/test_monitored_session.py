@@ -47,6 +47,50 @@ def test_stop_at_step_checkpoints_and_restart_vector(graph, tmp_path):
         tm.train.StopAtStepHook(num_steps=1, last_step=2)
 
 
+class _Preempt(tm.train.SessionRunHook):
+    """Raises ``error`` in the next run once armed (a task lost, as a cluster reports it)."""
+
+    def __init__(self):
+        self.error = None
+
+    def before_run(self, run_context):
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+
+
+@pytest.mark.parametrize("error", [tm.errors.UnavailableError, tm.errors.AbortedError])
+def test_recovery_restores_the_checkpoint_and_reports_updates_lost(graph, tmp_path, error,
+                                                                   caplog):
+    # A preemption (Unavailable: a task died; Aborted: it restarted) makes a new session,
+    # which restores the last checkpoint (step 3); the saver hook reports the 2 updates since
+    # as lost. The failed run is made from another thread: the new session is still built on
+    # this graph.
+    import threading
+
+    gs, w, loss, train = _model()
+    saver_hook = tm.train.CheckpointSaverHook(str(tmp_path), save_steps=3)
+    preempt = _Preempt()
+    with tm.train.MonitoredTrainingSession(
+            checkpoint_dir=str(tmp_path), chief_only_hooks=[saver_hook], hooks=[preempt],
+            save_checkpoint_secs=None, save_summaries_steps=None,
+            save_summaries_secs=None) as s:
+        for _ in range(5):
+            s.run(train)
+        assert s.run(gs) == 5
+        preempt.error = error(None, None, "Task /job:ps/task:0 is unavailable")
+        got = []
+        t = threading.Thread(target=lambda: got.append(s.run([gs, w])))
+        t.start()
+        t.join(30)
+        assert got[0] == [3, pytest.approx(5.0 * 0.8 ** 3)]
+        assert saver_hook.recoveries == [
+            tm.train.basic_session_run_hooks.CheckpointRecovery(5, 3, 2)]
+        assert "the 2 update(s) made since" in caplog.text
+        s.run(train)
+        assert s.run(gs) == 4
+
+
 def test_hooks_order_fetch_feed_and_stop(graph):
     x = tm.placeholder(tm.float32, [], name="x")
     gs, w, loss, train = _model()

@@ -26,8 +26,9 @@ CONCURRENCY_GROUP = "rendezvous"
 class TaskRendezvous:
     """One task's rendezvous table and its handles to the other tasks' actors."""
 
-    def __init__(self, job: str, task: int):
+    def __init__(self, job: str, task: int, namespace: str = NAMESPACE):
         self.task = (job, task)
+        self.namespace = namespace
         self.table = Rendezvous()
         self._peers: dict[tuple[str, int], Any] = {}
         self._lock = threading.Lock()
@@ -44,7 +45,7 @@ class TaskRendezvous:
             actor = self._peers.get(task)
             if actor is None:
                 ray = import_ray()
-                actor = ray.get_actor(actor_name(*task), namespace=NAMESPACE)
+                actor = ray.get_actor(actor_name(*task), namespace=self.namespace)
                 # The bound method with its options, built once (options() costs per call);
                 # no return value: nobody waits for a delivery.
                 actor = actor.deliver_all.options(concurrency_group=CONCURRENCY_GROUP,

@@ -3,9 +3,11 @@
 A run is partitioned by task (:mod:`tfmini.distribute.partition`) into one part per task,
 joined by _Send/_Recv pairs. A step is one call per task carrying all of that task's feeds,
 dispatched to every task at once; the client then waits for all of them with the run's
-deadline. When a part fails, the step is aborted on every task (their waiting _Recv ops end)
-and the first error is raised with its own class. ``close()`` cancels this session's waits on
-every task. Fetching, feeding and errors behave as the local Session.
+deadline. When a part fails, the step is aborted on every task (the other parts' waits end
+and their runs roll back) and the first error is raised with its own class. A dead or
+restarting task raises UnavailableError naming it; a task that restarted since this session
+first used it, AbortedError (docs/distributed.md, "Faults"). ``close()`` cancels this
+session's waits on every task. Fetching, feeding and errors behave as the local Session.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class DistributedSession(Session):
         self._dist_plans: dict[tuple, _DistPlan] = {}
         self._dist_lock = threading.Lock()
         self._tasks_used: set[tuple[str, int]] = set()
+        # The incarnation of each task this session used: a task that restarted since (it
+        # lost this session's state) answers AbortedError.
+        self._incarnations: dict[tuple[str, int], str] = {}
         self._steps = itertools.count()
 
     @property
@@ -87,7 +92,8 @@ class DistributedSession(Session):
             ref = actor.run_part.remote(
                 self._client, part.key, part.graph_def if send_def else None, feeds,
                 [t.name for t in part.fetches], part.targets, timeout_ms, step_id,
-                part.inline_waits if part.sequential else None)
+                part.inline_waits if part.sequential else None,
+                self._incarnation(part.task, actor))
             refs[ref] = part
         pending = list(refs)
         while pending:
@@ -104,13 +110,36 @@ class DistributedSession(Session):
             try:
                 out = _get(ray, ready[0], 0, part.task)
             except Exception as e:
-                self._abort(plan, step_id, f"/job:{part.task[0]}/task:{part.task[1]}: {e}")
+                self._fail_step(plan, step_id, part.task, e, pending)
                 raise
             plan.sent.add((part.task, part.key))
             for t, v in zip(part.fetches, out):
                 values[t] = v
         return [np.asarray(values[o]) if not isinstance(values[o], np.generic) else values[o]
                 for o in plan.outputs]
+
+    def _incarnation(self, task: tuple[str, int], actor: Any) -> str:
+        """The incarnation of ``task`` this session knows (asked once per task)."""
+        known = self._incarnations.get(task)
+        if known is None:
+            ray = self._cluster._ray
+            known = _get(ray, actor.get_incarnation.remote(), CALL_SLACK_S, task)
+            self._incarnations[task] = known
+        return known
+
+    def _fail_step(self, plan: _DistPlan, step_id: str, task: tuple[str, int],
+                   error: Exception, pending: list) -> None:
+        """Ends step ``step_id`` everywhere after ``task``'s part failed with ``error``: the
+        other parts' waits end and their runs roll back; returns once they answered (or
+        after ``CALL_SLACK_S``), so no part of a failed step goes on running."""
+        if isinstance(error, (errors.UnavailableError, errors.AbortedError)):
+            # The task died or restarted: it lost every part it held; send them again.
+            with self._dist_lock:
+                for p in self._dist_plans.values():
+                    p.sent = {s for s in p.sent if s[0] != task}
+        self._abort(plan, step_id, f"/job:{task[0]}/task:{task[1]}: {error}")
+        if pending:
+            self._cluster._ray.wait(pending, num_returns=len(pending), timeout=CALL_SLACK_S)
 
     def _abort(self, plan: _DistPlan, step_id: str, reason: str) -> None:
         for part in plan.parts:
@@ -141,12 +170,12 @@ class DistributedSession(Session):
 def _get(ray: Any, ref: Any, timeout: float | None, task: tuple[str, int]) -> Any:
     try:
         return ray.get(ref, timeout=timeout)
-    except errors.OpError:
-        raise
     except ray.exceptions.GetTimeoutError:
         raise errors.DeadlineExceededError(
             None, None, f"/job:{task[0]}/task:{task[1]} did not answer in time") from None
     except ray.exceptions.RayTaskError as e:
+        # Ray raises a class deriving from both RayTaskError and the task's error, whose text
+        # is Ray's traceback: the task's own error is what the caller sees.
         cause = getattr(e, "cause", None)
         if isinstance(cause, errors.OpError):
             raise cause from None
@@ -154,8 +183,12 @@ def _get(ray: Any, ref: Any, timeout: float | None, task: tuple[str, int]) -> An
             raise cause from None
         raise errors.InternalError(None, None, f"/job:{task[0]}/task:{task[1]}: {e}") from None
     except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
+        # Ray's ActorDiedError / ActorUnavailableError: the task's process is gone or
+        # restarting. Its one-line reason, not Ray's traceback.
         raise errors.UnavailableError(
-            None, None, f"/job:{task[0]}/task:{task[1]} is unavailable: {e}") from None
+            None, None, f"Task /job:{task[0]}/task:{task[1]} is unavailable "
+            f"({type(e).__name__}: its process died or is restarting); its step was "
+            "aborted on the other tasks") from None
 
 
 register_session_target(lambda target: DistributedSession

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+from attrs import frozen
 
 from tfmini import errors
 from tfmini.core import context
@@ -169,9 +170,31 @@ def _saver_from(saver: Any, scaffold: Any) -> Any:
     return savers[0]
 
 
+@frozen
+class CheckpointRecovery:
+    """What a session recovered from its last checkpoint lost (``CheckpointSaverHook``).
+
+    Attributes:
+        last_global_step: The largest global step the hook saw before the failure (read in
+            the runs it watched; the read of a training run may precede that run's own
+            increment).
+        restored_global_step: The global step of the new session (the checkpoint's).
+        lost_updates: ``last_global_step - restored_global_step`` (at least 0): the updates
+            made since the checkpoint, which the new session no longer has.
+    """
+
+    last_global_step: int
+    restored_global_step: int
+    lost_updates: int
+
+
 class CheckpointSaverHook(SessionRunHook):
     """Saves a checkpoint when the session is made, every ``save_secs`` or ``save_steps``,
     and at the end; logs each save to the event file of ``checkpoint_dir``.
+
+    When a MonitoredSession recovers (a parameter server died and was restarted, so the new
+    session restored the last checkpoint), the hook logs a warning with the updates lost
+    since that checkpoint and appends a :class:`CheckpointRecovery` to ``recoveries``.
 
     Raises:
         ValueError: both ``saver`` and ``scaffold``, or not exactly one of ``save_secs`` and
@@ -191,6 +214,8 @@ class CheckpointSaverHook(SessionRunHook):
         self._listeners = listeners or []
         self._steps_per_run = 1
         self._save_graph_def = save_graph_def
+        self._last_seen_step: int | None = None  # set once a session was made
+        self.recoveries: list[CheckpointRecovery] = []
 
     def begin(self) -> None:
         self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
@@ -200,6 +225,9 @@ class CheckpointSaverHook(SessionRunHook):
 
     def after_create_session(self, session: Any, coord: Any) -> None:
         global_step = _scalar(session.run(self._global_step_tensor))
+        if self._last_seen_step is not None:  # a new session after a failure
+            self._report_recovery(global_step)
+        self._last_seen_step = global_step
         if self._save_graph_def:
             graph = get_default_graph()
             io_family.write_graph(graph, self._checkpoint_dir, "graph.pbtxt")
@@ -217,8 +245,10 @@ class CheckpointSaverHook(SessionRunHook):
 
     def after_run(self, run_context, run_values) -> None:
         stale_global_step = _scalar(run_values.results)
+        self._see(stale_global_step)
         if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):
             global_step = _scalar(run_context.session.run(self._global_step_tensor))
+            self._see(global_step)
             if self._timer.should_trigger_for_step(global_step):
                 self._timer.update_last_triggered_step(global_step)
                 if self._save(run_context.session, global_step):
@@ -230,6 +260,18 @@ class CheckpointSaverHook(SessionRunHook):
             self._save(session, last_step)
         for listener in self._listeners:
             listener.end(session, last_step)
+
+    def _see(self, step: int) -> None:
+        if self._last_seen_step is None or step > self._last_seen_step:
+            self._last_seen_step = step
+
+    def _report_recovery(self, restored: int) -> None:
+        last = self._last_seen_step
+        lost = max(0, last - restored)
+        self.recoveries.append(CheckpointRecovery(last, restored, lost))
+        _log.warning("The session was recreated from the checkpoint of step %d in %s: the %d "
+                     "update(s) made since (global step %d was seen before the failure) are "
+                     "lost.", restored, self._checkpoint_dir, lost, last)
 
     def _save(self, session: Any, step: int) -> bool:
         _log.info("Saving checkpoints for %d into %s.", step, self._save_path)

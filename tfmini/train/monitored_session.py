@@ -49,6 +49,15 @@ __all__ = [
 
 _log = logging.getLogger("tfmini")
 USE_DEFAULT = object()
+
+# The errors a recoverable session recovers from by making a new session (TensorFlow's
+# _PREEMPTION_ERRORS, tensorflow/python/training/monitored_session.py): a task of the cluster
+# died (Unavailable) or restarted and lost the session's state (Aborted).
+_PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
+
+# How long a recovery keeps trying to make the new session while tasks are still down
+# (TensorFlow retries without limit; every wait here is bounded).
+RECOVERY_MAX_WAIT_SECS = 60.0
 GraphKeys = variables.GraphKeys
 
 
@@ -429,6 +438,30 @@ class _MonitoredSession:
 
     def _create(self) -> None:
         self._tf_sess = self._session_creator.create_session()
+        self._start()
+
+    def _recreate(self) -> None:
+        """Makes a new session after a preemption, retrying while tasks are still down (a
+        restarting task answers Unavailable), for at most ``RECOVERY_MAX_WAIT_SECS``."""
+        give_up = time.monotonic() + RECOVERY_MAX_WAIT_SECS
+        # The session creators and hooks work on the default graph: this session's, in
+        # whichever thread the run that failed was made (TensorFlow's creators keep the
+        # SessionManager they made first, bound to that graph).
+        with self._graph.as_default():
+            while True:
+                try:
+                    self._tf_sess = self._session_creator.create_session()
+                    break
+                except _PREEMPTION_ERRORS as e:
+                    if time.monotonic() >= give_up:
+                        raise
+                    _log.info("An error was raised while a session was being created. This "
+                              "may be due to a preemption of a connected worker or parameter "
+                              "server. A new session will be created. Error: %s", e)
+                    time.sleep(0.2)
+            self._start()
+
+    def _start(self) -> None:
         self.coord = _Coordinator()
         _start_queue_runners(self._tf_sess, self.coord)
         for hook in self._hooks:
@@ -457,14 +490,14 @@ class _MonitoredSession:
         while True:
             try:
                 return self._hooked_run(fetches, feed_dict, options, run_metadata)
-            except errors.AbortedError as e:
+            except _PREEMPTION_ERRORS as e:
                 if not self._should_recover:
                     raise
                 _log.info("An error was raised. This may be due to a preemption in a "
                           "connected worker or parameter server. The current session will "
                           "be closed and a new session will be created. Error: %s", e)
                 self._close_session_quietly()
-                self._create()
+                self._recreate()
 
     def run_step_fn(self, step_fn: Any) -> Any:
         """Calls ``step_fn(step_context)``; ``step_context.run_with_hooks`` runs with hooks."""
@@ -585,7 +618,8 @@ class _StepContext:
 
 class MonitoredSession(_MonitoredSession):
     """A session that runs hooks, restores or initialises the model, and recovers from
-    ``AbortedError`` by making a new session (``tf.compat.v1.train.MonitoredSession``).
+    ``AbortedError`` or ``UnavailableError`` (a task died or restarted) by making a new session
+    (``tf.compat.v1.train.MonitoredSession``).
 
     Example::
 

@@ -130,6 +130,18 @@ def _scalar_arg(value: Any, arg: str) -> int:
     return int(arr)
 
 
+def _apply_key(ctx: Any, node: Any, local_step: int) -> tuple | None:
+    """The idempotency key of an apply: (the run's key, the op, the local step), or None.
+
+    A distributed run carries its step id as ``options.idempotency_key``
+    (tfmini/distribute/task_server.py), so a step delivered twice (Ray's at-least-once
+    retries) adds its gradient once. A local run has none: every apply counts, as in
+    TensorFlow.
+    """
+    key = getattr(ctx.options, "idempotency_key", "") if ctx.options is not None else ""
+    return (key, node.name, local_step) if key else None
+
+
 def _handle_kind(ref: bool) -> str:
     return "string_ref" if ref else "resource"
 
@@ -234,7 +246,7 @@ def _apply_kernel(op_type: str, ref: bool) -> Callable:
         acc = _lookup(ctx, handle, DenseAccumulator)
         _check_signature(acc, dtype, lambda t: f"{kind}, int64, {t}->")
         step = _scalar_arg(local_step, "local_step")
-        acc.apply(ctx, step, np.asarray(gradient))
+        acc.apply(ctx, step, np.asarray(gradient), key=_apply_key(ctx, node, step))
 
     kernel.__name__ = f"{op_type}_kernel"
     return kernel
@@ -380,7 +392,8 @@ def sparse_accumulator_apply_gradient(ctx, handle, local_step, gradient_indices,
     step = _scalar_arg(local_step, "local_step")
     indices = np.asarray(gradient_indices)
     values = np.asarray(gradient_values)
-    acc.apply(ctx, step, indices, values, np.asarray(gradient_shape), has_known_shape)
+    acc.apply(ctx, step, indices, values, np.asarray(gradient_shape), has_known_shape,
+              key=_apply_key(ctx, node, step))
 
 
 @register_op(

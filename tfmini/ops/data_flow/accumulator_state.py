@@ -14,6 +14,11 @@ they were: an apply's gradient is taken back out, a take that completed puts its
 and the global step back. When other runs changed the accumulator since, a dense apply's
 undo subtracts its gradient (while no take has consumed it); any other undo then leaves the
 state as it is, as variables do.
+
+An apply may carry an idempotency key (a distributed step's id, the op and the local step):
+an accumulator remembers the keys of the gradients it holds and ignores an apply whose key it
+has already counted, so a step delivered twice is counted once (docs/distributed.md,
+"Faults"). A take forgets the keys of the gradients it consumed.
 """
 
 from __future__ import annotations
@@ -78,14 +83,30 @@ class Accumulator:
         self.epoch = 0  # number of completed takes (restored by a take's undo)
         self.state = next(_state_ids)
         self.takers: collections.deque[_Take] = collections.deque()
+        # Idempotency keys of the gradients counted since the last take (never changed in
+        # place: snapshots share it).
+        self.keys: frozenset = frozenset()
 
     # -- snapshots and undo (call with cond held) ---------------------------------------
     def _snapshot(self) -> tuple:
-        return (self.counter, self.global_step, self.epoch, self.state, self._sum_state())
+        return (self.counter, self.global_step, self.epoch, self.state, self._sum_state(),
+                self.keys)
 
     def _restore(self, snap: tuple) -> None:
-        self.counter, self.global_step, self.epoch, self.state, sums = snap
+        self.counter, self.global_step, self.epoch, self.state, sums, self.keys = snap
         self._set_sum_state(sums)
+
+    def _seen(self, key: tuple | None) -> bool:
+        """True if an apply with ``key`` was counted already (a repeated delivery)."""
+        if key is None or key not in self.keys:
+            return False
+        _log.info("%s '%s': apply %s was counted already; the repeated delivery is ignored",
+                  self.kind, self.name, key)
+        return True
+
+    def _count_key(self, key: tuple | None) -> None:
+        if key is not None:
+            self.keys = self.keys | {key}
 
     def _sum_state(self) -> Any:
         raise NotImplementedError
@@ -128,6 +149,7 @@ class Accumulator:
             self.global_step += 1
             self.counter = 0
             self.epoch += 1
+            self.keys = frozenset()
             self._set_sum_state(None)
             self.state = head.after = next(_state_ids)
             head.done = True
@@ -235,11 +257,14 @@ class DenseAccumulator(Accumulator):
                 f"Shape mismatch: expected {dims_str(self.sum.shape)}, got {dims_str(shape)}"
             )
 
-    def apply(self, ctx: Any, local_step: int, grad: np.ndarray) -> None:
+    def apply(self, ctx: Any, local_step: int, grad: np.ndarray,
+              key: tuple | None = None) -> None:
         with self.cond:
             if local_step < self.global_step:
                 return  # stale: dropped before any validation, as in TensorFlow
             self._check_shape(grad)
+            if self._seen(key):
+                return
             before = self._snapshot()
             epoch = self.epoch
             if self.counter == 0:
@@ -250,6 +275,7 @@ class DenseAccumulator(Accumulator):
             new.flags.writeable = False
             self.sum = new
             self.counter += 1
+            self._count_key(key)
 
             def subtract() -> None:
                 # Others changed the accumulator since; take this gradient back out unless a
@@ -257,6 +283,7 @@ class DenseAccumulator(Accumulator):
                 if self.epoch == epoch and self.counter > 0:
                     self.counter -= 1
                     self.sum = None if self.counter == 0 else np.subtract(self.sum, grad)
+                    self.keys = self.keys - {key}
                     self.state = next(_state_ids)
 
             self._changed(ctx, before, subtract)
@@ -337,12 +364,14 @@ class SparseAccumulator(Accumulator):
                     )
 
     def apply(self, ctx: Any, local_step: int, indices: np.ndarray, values: np.ndarray,
-              grad_shape: np.ndarray, has_known_shape: bool) -> None:
+              grad_shape: np.ndarray, has_known_shape: bool, key: tuple | None = None) -> None:
         with self.cond:
             if local_step < self.global_step:
                 return  # stale: dropped before any validation, as in TensorFlow
             _check_sparse_inputs(indices, values)
             self._validate(indices, values, grad_shape, has_known_shape)
+            if self._seen(key):
+                return
             before = self._snapshot()
             if self.counter == 0:
                 # The first gradient is stored as given (order and repeats kept, as TF does).
@@ -357,6 +386,7 @@ class SparseAccumulator(Accumulator):
                 a.flags.writeable = False
             self.indices, self.values, self.counts = new
             self.counter += 1
+            self._count_key(key)
             self._changed(ctx, before)
             if self.takers:
                 self._flush()
