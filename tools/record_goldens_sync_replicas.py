@@ -32,10 +32,15 @@ def _wait_for(sess, tensor, value, seconds=10.0):
         time.sleep(0.01)
 
 
-def constant_gradients(tf, r, n, schedule, timeout_ms=300):
+def constant_gradients(tf, r, n, schedule, timeout_ms=300, settle=None):
     """w=[0,0]; replica 0's gradient is [1,1], replica 1's [3,5]; SGD lr 1. Runs the
     replicas' steps one at a time in ``schedule``; returns each step's value (the token, or
-    -1 for a step that timed out waiting for one) and the final w and global step."""
+    -1 for a step that timed out waiting for one) and the final w and global step.
+
+    ``timeout_ms`` is one deadline for every step, or one per step. ``settle(sess, gs)``
+    waits, after the last step, for the chief's last update (default: 0.2 s).
+    """
+    timeouts = [timeout_ms] * len(schedule) if isinstance(timeout_ms, int) else timeout_ms
     g = tf.Graph()
     with g.as_default():
         w = tf.Variable([0.0, 0.0], name="w", use_resource=True)
@@ -55,13 +60,16 @@ def constant_gradients(tf, r, n, schedule, timeout_ms=300):
             opts[0].get_chief_queue_runner().create_threads(
                 sess, coord=coord, daemon=True, start=True)
             out = []
-            for replica in schedule:
+            for replica, timeout in zip(schedule, timeouts):
                 try:
                     out.append(int(sess.run(trains[replica], options=tf.RunOptions(
-                        timeout_in_ms=timeout_ms))))
+                        timeout_in_ms=timeout))))
                 except tf.errors.DeadlineExceededError:
                     out.append(-1)
-            time.sleep(0.2)  # let a last update finish
+            if settle is None:
+                time.sleep(0.2)  # let a last update finish
+            else:
+                settle(sess, gs)
             w_val, gs_val = sess.run([w, gs])
             # The queue runner's thread waits in take_grad: closing the session cancels it.
             coord.request_stop()
