@@ -115,7 +115,7 @@ def test_a_failed_run_leaves_the_count_balanced():
     assert threads.POLICY.in_flight == 0
 
 
-def test_kernel_threads_get_the_cores_per_run_less_whole_busy_cores():
+def test_kernel_threads_get_the_cores_per_run_while_some_core_is_free():
     shared = []
     p = BlasThreadPolicy(share=lambda width, blas: shared.append((width, blas)))
     p.cores = 2
@@ -128,7 +128,8 @@ def test_kernel_threads_get_the_cores_per_run_less_whole_busy_cores():
     assert shared[-1] == (1, 1)
     p.exit()
     p.exit()
-    p._busy_elsewhere = 1.2  # a whole core busy elsewhere: nothing to split onto
+    p._busy_elsewhere = 0.8  # no core 70% idle: nothing to split onto
+    p._settled_until = 0.0  # (a new sample would end the settled state)
     p.enter()
     assert shared[-1] == (1, 1)
     p.exit()
@@ -144,9 +145,9 @@ def test_busy_cores_elsewhere_come_from_proc_stat_deltas_less_own_use(monkeypatc
     monkeypatch.setattr(threads, "_cpu_ticks", lambda: next(ticks))
     cpu = iter([10.0, 10.5])  # this process used half a core over the second between
     monkeypatch.setattr(threads.time, "process_time", lambda: next(cpu))
-    p = BlasThreadPolicy()
+    monkeypatch.setattr(threads, "monotonic", lambda: 100.0)
+    p = BlasThreadPolicy()  # the first reading: when the policy is made
     p.cores = 2
-    p._sample_load(100.0)  # the first sample has nothing to compare with
     p._sample_load(101.0)
     assert abs(p._busy_elsewhere - 1.5) < 1e-9
     monkeypatch.setattr(threads, "_cpu_ticks", lambda: None)  # no /proc/stat: load average

@@ -32,9 +32,13 @@ import numpy as np
 
 __all__: list[str] = []  # shared helpers, imported by name (not part of tm.*)
 
-# Work below these sizes is not split: a hand-off costs about 10-20 us.
-MIN_PRODUCT_FLOPS = 16_000_000  # a split product: 2*m*k*n at least this
-MIN_ELEMENTS = 1 << 17  # an elementwise update: at least this many elements
+# Work below these sizes is not split. A hand-off costs 10-20 us of CPU, but the helper
+# must also get a core, which on a shared machine can take a few hundred microseconds:
+# measured (load 3, 2 cores), the MLP's 512-wide products at batch 1024 (540-820 MFLOP)
+# ran 1.6x faster split in two, those at batch 128 (67-103 MFLOP) up to 1.5x slower, and
+# Adam's update of 400,000 elements gained nothing.
+MIN_PRODUCT_FLOPS = 200_000_000  # a split product: 2*m*k*n at least this
+MIN_ELEMENTS = 1 << 20  # an elementwise update: at least this many elements
 
 _width = 1  # threads a kernel may use (the caller included)
 _blas_threads = 1  # threads the BLAS pool has: products are split only beyond it
