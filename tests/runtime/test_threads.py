@@ -155,3 +155,29 @@ def test_busy_cores_elsewhere_come_from_proc_stat_deltas_less_own_use(monkeypatc
     monkeypatch.setattr(threads.time, "process_time", lambda: 10.5)
     p._sample_load(102.0)
     assert p._busy_elsewhere == 3.0
+
+
+def test_a_lone_run_between_crowded_ones_does_not_grow_the_pool(monkeypatch):
+    from tfmini.runtime import threads
+
+    clock = [1000.0]
+    monkeypatch.setattr(threads, "monotonic", lambda: clock[0])
+    p, blas = _policy(cores=2)
+    p.enter()
+    p.enter()  # crowded: one thread each
+    p.exit()
+    p.exit()
+    for _ in range(6):  # rounds 50 ms apart, each a lone run and then a crowd again
+        clock[0] += 0.05
+        p._settled_until = 0.0
+        p.enter()
+        assert p.size == 1
+        p.enter()
+        p.exit()
+        p.exit()
+    clock[0] += 1.0  # no crowd for a second: a lone run gets both cores back
+    p._settled_until = 0.0
+    p.enter()
+    assert p.size == 2
+    p.exit()
+    assert blas.sizes == [2, 1, 2]

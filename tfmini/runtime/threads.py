@@ -117,7 +117,8 @@ class BlasThreadPolicy:
         # resized up and down on every run.
         if self._size and size < self._size:
             self._crowded_at = now
-        elif size > self._size and self._size and now - self._crowded_at < GROW_DELAY_S:
+        elif (size > self._size and self._size and not self._fixed
+              and now - self._crowded_at < GROW_DELAY_S):  # a fixed size applies at once
             return
         if size != self._size:
             for c in self._blas():
@@ -191,6 +192,12 @@ class BlasThreadPolicy:
             if n == 1 and fixed == self._fixed and now < self._settled_until:
                 return
             self._fixed = fixed
+            if n > 1:
+                # Crowded: the pool grows back only GROW_DELAY_S after the last crowding, not
+                # after the last shrink (a pool already at one thread would otherwise grow
+                # whenever a run found itself alone for a moment between rounds, and OpenBLAS's
+                # woken thread spins for a while after each product).
+                self._crowded_at = now
             if now - self._sampled_at > LOAD_SAMPLE_S:
                 self._sample_load(now)
             self._set(self._target(), now)
