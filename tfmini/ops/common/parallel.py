@@ -15,9 +15,11 @@ when no helper gets a core, the caller does every part itself (the cost of one t
 a few microseconds), and when one does, the work is shared.
 
 How many threads a kernel may use is process-wide, set by the runtime's thread policy
-(``tfmini/runtime/threads.py``) as runs start and end: the cores per run in flight. The
-elementwise parts of a part (sum of a product's halves, an update's slices) are the same
-operations in the same order as without the split, so results are equal bit for bit.
+(``tfmini/runtime/threads.py``) as runs start and end: the cores per run in flight less
+those busy elsewhere. An update's slices go through the same operations in the same order
+as the whole, so its results are equal bit for bit; a product's column or row blocks gave
+the same bits as the whole product on the OpenBLAS measured here (BLAS does not promise it,
+as it does not for its own thread splits).
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ import numpy as np
 __all__: list[str] = []  # shared helpers, imported by name (not part of tm.*)
 
 # Work below these sizes is not split. A hand-off costs 10-20 us of CPU, but the helper
-# must also get a core, which on a shared machine can take a few hundred microseconds:
-# measured (load 3, 2 cores), the MLP's 512-wide products at batch 1024 (540-820 MFLOP)
-# ran 1.6x faster split in two, those at batch 128 (67-103 MFLOP) up to 1.5x slower, and
-# Adam's update of 400,000 elements gained nothing.
+# must also get a core, which on a shared machine can take a few hundred microseconds.
+# Measured on 2 cores (docs/performance.md): the MLP's 512-wide products at batch 1024
+# (540-820 MFLOP) ran 1.6x faster split in two while a core was free; those at batch 128
+# (67-103 MFLOP) up to 1.5x slower; Adam's update of 400,000 elements gained nothing.
 MIN_PRODUCT_FLOPS = 200_000_000  # a split product: 2*m*k*n at least this
 MIN_ELEMENTS = 1 << 20  # an elementwise update: at least this many elements
 
