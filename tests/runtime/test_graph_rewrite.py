@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tests.conftest import load_golden
 from tests.test_porting import SCRIPTS, run_script
 from tfmini.runtime.options import RewriterConfig
 
@@ -105,6 +106,58 @@ def test_a_failing_op_is_not_folded_and_fails_when_run():
             sess.run(bad)
         (plan,) = sess._plans.values()
         assert "Reshape" in [s.op.type for s in plan.steps]
+
+
+def test_a_stateless_op_only_a_control_edge_asks_for_is_not_run():
+    """As Grappler's dependency optimizer: grouped with an assign, a Reshape that would fail
+    is not run, and the assign happens (TensorFlow 2.21's results in goldens/perf.npz)."""
+    gold = load_golden("perf")
+
+    def run(config):
+        g = tm.Graph()
+        with g.as_default():
+            x = tm.placeholder(tm.float32, [2])
+            var = tm.Variable(1.0)
+            bad = tm.reshape(x, tm.placeholder_with_default(np.int32([3]), [1]))
+            step = tm.group(var.assign_add(1.0), bad)
+        with tm.Session(graph=g, config=config) as sess:
+            sess.run(var.initializer)
+            try:
+                sess.run(step, {x: [1.0, 2.0]})
+                raised = 0
+            except tm.errors.InvalidArgumentError:
+                raised = 1
+            return raised, sess.run(var)
+
+    assert run(None) == (int(gold["control_only/raised"]), float(gold["control_only/var"]))
+    no_dependency = tm.ConfigProto(graph_options=tm.GraphOptions(
+        rewrite_options=RewriterConfig(dependency_optimization=RewriterConfig.OFF)))
+    assert run(no_dependency) == (1, 1.0)  # run, it fails; the failed run changed nothing
+    assert run(OFF) == (1, 1.0)
+
+
+def test_gated_first_layer_input_gradient_is_not_computed():
+    """An optimizer's gate_gradients groups each MatMul's two gradients; the one for the
+    fed input is read by nobody, so only the weight gradient's product runs."""
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [4, 3])
+        w = tm.Variable(np.ones((3, 2), np.float32))
+        loss = tm.reduce_sum(tm.matmul(x, w))
+        train = tm.train.GradientDescentOptimizer(0.1).minimize(loss)
+    feed = {x: np.arange(12, dtype=np.float32).reshape(4, 3)}
+    counts = []
+    for config in (None, OFF):
+        with tm.Session(graph=g, config=config) as sess:
+            sess.run(w.initializer)
+            sess.run(train, feed)
+            types = [[s.op.type for s in p.steps] for p in sess._plans.values()]
+            counts.append(max(t.count("MatMul") for t in types))
+            np.testing.assert_allclose(sess.run(w), 1 - 0.1 * feed[x].sum(0)[:, None] *
+                                       np.ones((1, 2)))
+    # With the rewrites only the weight gradient's product runs (the forward product was
+    # read only for its static shape, folded); without them, the forward and input's too.
+    assert counts == [1, 3]
 
 
 def test_fetched_and_fed_values_are_left_alone():

@@ -113,3 +113,71 @@ def test_a_failed_run_leaves_the_count_balanced():
         except tm.errors.OpError:
             pass
     assert threads.POLICY.in_flight == 0
+
+
+def test_kernel_threads_get_the_cores_per_run_while_some_core_is_free():
+    shared = []
+    p = BlasThreadPolicy(share=lambda width, blas: shared.append((width, blas)))
+    p.cores = 2
+    p._controllers = [_FakeBlas()]
+    p._sampled_at = float("inf")
+    p._busy_elsewhere = 0.6  # a core partly busy: one BLAS thread, products split in two
+    p.enter()
+    assert shared[-1] == (2, 1)
+    p.enter()  # two runs in flight: a thread each
+    assert shared[-1] == (1, 1)
+    p.exit()
+    p.exit()
+    p._busy_elsewhere = 0.8  # no core 70% idle: nothing to split onto
+    p._settled_until = 0.0  # (a new sample would end the settled state)
+    p.enter()
+    assert shared[-1] == (1, 1)
+    p.exit()
+    p.enter(fixed=3)  # intra_op_parallelism_threads: both
+    assert shared[-1] == (3, 3)
+    p.exit()
+
+
+def test_busy_cores_elsewhere_come_from_proc_stat_deltas_less_own_use(monkeypatch):
+    from tfmini.runtime import threads
+
+    ticks = iter([(1000, 500), (1200, 500)])  # 200 jiffies, none idle: both cores busy
+    monkeypatch.setattr(threads, "_cpu_ticks", lambda: next(ticks))
+    cpu = iter([10.0, 10.5])  # this process used half a core over the second between
+    monkeypatch.setattr(threads.time, "process_time", lambda: next(cpu))
+    monkeypatch.setattr(threads, "monotonic", lambda: 100.0)
+    p = BlasThreadPolicy()  # the first reading: when the policy is made
+    p.cores = 2
+    p._sample_load(101.0)
+    assert abs(p._busy_elsewhere - 1.5) < 1e-9
+    monkeypatch.setattr(threads, "_cpu_ticks", lambda: None)  # no /proc/stat: load average
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (3.0, 0.0, 0.0))
+    monkeypatch.setattr(threads.time, "process_time", lambda: 10.5)
+    p._sample_load(102.0)
+    assert p._busy_elsewhere == 3.0
+
+
+def test_a_lone_run_between_crowded_ones_does_not_grow_the_pool(monkeypatch):
+    from tfmini.runtime import threads
+
+    clock = [1000.0]
+    monkeypatch.setattr(threads, "monotonic", lambda: clock[0])
+    p, blas = _policy(cores=2)
+    p.enter()
+    p.enter()  # crowded: one thread each
+    p.exit()
+    p.exit()
+    for _ in range(6):  # rounds 50 ms apart, each a lone run and then a crowd again
+        clock[0] += 0.05
+        p._settled_until = 0.0
+        p.enter()
+        assert p.size == 1
+        p.enter()
+        p.exit()
+        p.exit()
+    clock[0] += 1.0  # no crowd for a second: a lone run gets both cores back
+    p._settled_until = 0.0
+    p.enter()
+    assert p.size == 2
+    p.exit()
+    assert blas.sizes == [2, 1, 2]

@@ -83,8 +83,12 @@ def analyze(
         for step in schedule.steps:
             step.blocking = False
         schedule.has_blocking = False
-    if rewriter is not None and rewriter.changed:
-        schedule.steps = prune(schedule.steps, schedule.fetches, schedule.targets)
+    if rewriter is not None and (rewriter.changed or rewriter.control_only):
+        # Dropping what only a control edge asks for keeps the order of what runs only
+        # when the steps run in order (graph_rewrite.prune).
+        control_only = rewriter.control_only and not schedule.has_blocking
+        schedule.steps = prune(schedule.steps, schedule.fetches, schedule.targets,
+                               control_only)
     for si, step in enumerate(schedule.steps):
         for s in step.inputs:
             for slot in s if isinstance(s, list) else (s,):

@@ -16,8 +16,13 @@ plan already has:
 It may also rewire an input: a ``Reshape`` of a ``Reshape`` reads the inner one's input.
 
 After binding, ``prune`` drops steps nobody reads any more (stateless, not fetched, not a
-target, not a control input of a kept step), so a folded chain or a bypassed op costs
-nothing. Nothing is rewritten across a fed or fetched value, a reference read, a stateful
+target), so a folded chain or a bypassed op costs nothing. Like Grappler's dependency
+optimizer (tensorflow/core/grappler/optimizers/dependency_optimizer.cc, which turns such an
+op into a NoOp), it also drops a stateless op with outputs that only a control edge still
+asks for: the input gradient of a network's first layer, computed only because
+``gate_gradients`` groups it with the weight gradient. Only in plans run in order (without
+blocking steps), so the control dependents still run after everything the dropped op
+waited for. Nothing is rewritten across a fed or fetched value, a reference read, a stateful
 or blocking op, or an op with control inputs (for the identities and folding). The values a
 plan returns are the same with and without the rewrites (within float rounding for
 ``x + 0`` on ``-0.0``, which gives ``0.0`` un-rewritten); ``ConfigProto`` turns them off as
@@ -42,6 +47,9 @@ _ONE_ARGS = {"Mul": "one", "RealDiv": "one_right", "Div": "one_right",
              "AddV2": "zero", "Add": "zero", "Sub": "zero_right"}
 _SHAPE_OPS = {"Shape", "Size", "Rank"}
 _NO_REWRITE = {"Placeholder", "PlaceholderWithDefault", "Const", "NoOp"}
+# Kept for a control edge although stateless (Grappler's do_not_rewrite_ops): their effect
+# is the error they may raise.
+_RUN_FOR_CONTROL = {"Assert", "CheckNumerics", "ControlTrigger"}
 
 
 @frozen
@@ -52,16 +60,18 @@ class Passes:
         cse: Common-subexpression elimination.
         arithmetic: Arithmetic identities (x * 1, x + 0, double transpose, reshape chains).
         constant_folding: Constant folding, with static shapes materialized.
+        dependency: Stateless ops that only a control edge asks for are not run.
     """
 
     cse: bool = True
     arithmetic: bool = True
     constant_folding: bool = True
+    dependency: bool = True
 
     @property
     def any(self) -> bool:
         """Whether any rewrite runs."""
-        return self.cse or self.arithmetic or self.constant_folding
+        return self.cse or self.arithmetic or self.constant_folding or self.dependency
 
 
 def _attr_key(value: Any) -> Any:
@@ -97,6 +107,8 @@ class Rewriter:
         self.constants: dict[Output, np.ndarray] = {}  # values known at plan time
         self._pure_memo: dict[Operation, bool] = {}
         self.changed = False  # whether any op was aliased, rewired or folded
+        # Whether a stateless op with outputs is some op's control input (prune may drop it).
+        self.control_only = False
 
     # -- what may be touched ---------------------------------------------------------------
     def _pure(self, op: Operation) -> bool:
@@ -131,6 +143,8 @@ class Rewriter:
         for every output in ``needed`` (outputs nobody needs get -1).
         """
         self._note_constant(op)
+        if op._control_inputs and self.passes.dependency and not self.control_only:
+            self.control_only = any(c.outputs and self._pure(c) for c in op._control_inputs)
         if not self._pure(op) or not self._replaceable(op):
             return None
         if self.passes.arithmetic and not op._control_inputs:
@@ -284,26 +298,33 @@ def _same_static_shape(a: Output, b: Output | None) -> bool:
             and tuple(da) == tuple(db) and a.dtype == b.dtype)
 
 
-def prune(steps: list[Step], fetches: list[Output], targets: list[Operation]) -> list[Step]:
-    """``steps`` without the stateless ones whose values nobody reads any more."""
+def prune(steps: list[Step], fetches: list[Output], targets: list[Operation],
+          control_only: bool = False) -> list[Step]:
+    """``steps`` without the stateless ones whose values nobody reads any more; with
+    ``control_only``, also those that only a control edge asks for (a plan run in order)."""
     readers: dict[int, int] = {}
     for step in steps:
         for s in step.inputs:
             for slot in s if isinstance(s, list) else (s,):
                 readers[slot] = readers.get(slot, 0) + 1
-    keep_ops = set(targets) | {o.op for o in fetches}
+    must_keep = set(targets) | {o.op for o in fetches}
+    controlled: set[Operation] = set()  # control inputs of kept steps
     kept: list[Step] = []
     for step in reversed(steps):
         op = step.op
-        removable = (op not in keep_ops and not op.op_def.is_stateful
-                     and not op.op_def.is_blocking and op.type not in ("Placeholder",)
-                     and all(slot < 0 or not readers.get(slot) for slot in step.outputs))
+        d = op.op_def
+        removable = (op not in must_keep and not d.is_stateful and not d.is_blocking
+                     and op.type != "Placeholder"
+                     and all(slot < 0 or not readers.get(slot) for slot in step.outputs)
+                     and (op not in controlled
+                          or (control_only and op.outputs and op.type not in _RUN_FOR_CONTROL
+                              and not any(a.is_ref for a in d.inputs))))
         if removable:
             for s in step.inputs:
                 for slot in s if isinstance(s, list) else (s,):
                     readers[slot] -= 1
             continue
-        keep_ops.update(op._control_inputs)
+        controlled.update(op._control_inputs)
         kept.append(step)
     kept.reverse()
     return kept
@@ -324,5 +345,6 @@ def rewrite_passes(config: Any) -> Passes | None:
         cse=opt.do_common_subexpression_elimination and rw.common_subgraph_elimination != off,
         arithmetic=rw.arithmetic_optimization != off,
         constant_folding=opt.do_constant_folding and rw.constant_folding != off,
+        dependency=rw.dependency_optimization != off,
     )
     return passes if passes.any else None

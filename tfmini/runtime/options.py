@@ -89,7 +89,8 @@ class OptimizerOptions:
 @define
 class RewriterConfig:
     """``tensorflow.RewriterConfig`` (Grappler): ``disable_meta_optimizer`` turns every
-    rewrite off; ``constant_folding`` and ``arithmetic_optimization`` take the Toggle values
+    rewrite off; ``constant_folding``, ``arithmetic_optimization``,
+    ``common_subgraph_elimination`` and ``dependency_optimization`` take the Toggle values
     ``DEFAULT`` (0), ``ON`` (1), ``OFF`` (2)."""
 
     DEFAULT = 0
@@ -99,6 +100,7 @@ class RewriterConfig:
     constant_folding: int = 0
     arithmetic_optimization: int = 0
     common_subgraph_elimination: int = 0
+    dependency_optimization: int = 0
 
 
 @define

@@ -15,7 +15,7 @@ import numpy as np
 from tfmini.core.graph import Output
 from tfmini.core.registry import register_op
 from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
-from tfmini.ops.common import shape_fns
+from tfmini.ops.common import parallel, shape_fns
 from tfmini.ops.common.build_util import build_output, operand_pair
 from tfmini.ops.common.kernel_util import invalid_argument, no_kernel
 from tfmini.ops.common.type_lists import COMPLEX_TYPES, FLOAT_TYPES
@@ -25,6 +25,7 @@ from tfmini.ops.math.complex_ops import conj
 MATMUL_TYPES = f"{FLOAT_TYPES}, int32, int64, uint8, {COMPLEX_TYPES}"
 BATCH_MATMUL_TYPES = f"{FLOAT_TYPES}, int16, int32, int64, uint8, {COMPLEX_TYPES}"
 _NARROW_FLOATS = (np.dtype(np.float16), np.dtype("bfloat16"))
+_SPLIT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 # ----------------------------------------------------------------------------------------
@@ -70,6 +71,12 @@ def mat_mul_kernel(a, b, *, transpose_a, transpose_b, node):
         raise invalid_argument(
             f"Matrix size-incompatible: In[0]: {dims_str(a.shape)}, In[1]: {dims_str(b.shape)}",
         )
+    if x.dtype in _SPLIT_TYPES:
+        # A large product in blocks shared with a helper thread when the BLAS pool is smaller
+        # than the cores this run may use (ops/common/parallel.py says why).
+        parts = parallel.product_parts(x.shape[0], x.shape[1], y.shape[1])
+        if parts > 1:
+            return parallel.matmul(x, y, parts)
     return _matmul(x, y)
 
 

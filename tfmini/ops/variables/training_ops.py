@@ -47,7 +47,7 @@ from tfmini import errors
 from tfmini.core.dtypes import DType, tf_type_name
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
-from tfmini.ops.common import shape_fns
+from tfmini.ops.common import parallel, shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.common.resources import ResourceHandle, lookup_resource
 from tfmini.ops.common.type_lists import NUMERIC_TYPES
@@ -298,6 +298,30 @@ def _adagrad_kernel(op_type: str, v2: bool) -> Callable:
     return kernel
 
 
+def _adam_slice(x, m, v, grad, new_m, new_v, out, denom, c1, c2, alpha, b1, eps, nesterov):
+    """Adam on (slices of) the arrays, in TensorFlow's order of operations
+    (training_ops.cc): ``m + (grad - m) * (1 - beta1)``, ``v + (grad**2 - v) * (1 - beta2)``,
+    ``var - m * alpha / (sqrt(v) + epsilon)``; ``c1``, ``c2`` are ``1 - beta1``,
+    ``1 - beta2``."""
+    np.subtract(grad, m, out=new_m)
+    new_m *= c1
+    new_m += m
+    np.multiply(grad, grad, out=new_v)
+    new_v -= v
+    new_v *= c2
+    new_v += v
+    if nesterov:
+        np.multiply(new_m, b1, out=out)
+        out += grad * c1
+        out *= alpha
+    else:
+        np.multiply(new_m, alpha, out=out)
+    np.sqrt(new_v, out=denom)
+    denom += eps
+    out /= denom
+    np.subtract(x, out, out=out)
+
+
 def _adam_kernel(op_type: str) -> Callable:
     ref_out = not op_type.startswith("Resource")  # Apply* output the ref itself
     def kernel(ctx, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, *,
@@ -320,27 +344,12 @@ def _adam_kernel(op_type: str) -> Callable:
             same_shape(x, grad, "grad")
             one = np.ones((), x.dtype)
             alpha = lr * np.sqrt(one - b2p) / (one - b1p)
-            new_m = m_r.scratch()
-            np.subtract(grad, mv, out=new_m)
-            new_m *= one - b1
-            new_m += mv
-            new_v = v_r.scratch()
-            np.multiply(grad, grad, out=new_v)
-            new_v -= vv
-            new_v *= one - b2
-            new_v += vv
-            out = var_r.scratch()
-            if use_nesterov:
-                np.multiply(new_m, b1, out=out)
-                out += grad * (one - b1)
-                out *= alpha
-            else:
-                np.multiply(new_m, alpha, out=out)
-            # The denominator in the variable's kept work buffer: no fresh temporaries.
-            denom = np.sqrt(new_v, out=var_r.work_buffer())
-            denom += eps
-            out /= denom
-            np.subtract(x, out, out=out)
+            new_m, new_v, out = m_r.scratch(), v_r.scratch(), var_r.scratch()
+            # The denominator in the variable's kept work buffer: no fresh temporaries. A
+            # large variable's update is shared out in slices (ops/common/parallel.py).
+            parallel.elementwise(
+                _adam_slice, (x, mv, vv, grad, new_m, new_v, out, var_r.work_buffer()),
+                one - b1, one - b2, alpha, b1, eps, use_nesterov)
             m_r.replace(ctx, new_m)
             v_r.replace(ctx, new_v)
             var_r.replace(ctx, out)
