@@ -1,5 +1,6 @@
-"""tfmini/ops/nn/batch_split.py: how a kernel's batch is cut into parts, and that the parts
-run on the pool's threads and report their failures."""
+"""tfmini/ops/nn/batch_split.py: how a kernel's batch is cut into parts (as many as the thread
+policy allows beside the BLAS's threads), and that the parts run on the kernel helpers and
+report their failures."""
 
 from __future__ import annotations
 
@@ -7,12 +8,20 @@ import threading
 
 import pytest
 
+from tfmini.ops.common import parallel
 from tfmini.ops.nn import batch_split
 
 
-def test_parts_cover_the_batch_once_and_keep_small_work_whole(monkeypatch):
-    monkeypatch.setattr(batch_split, "MAX_PARTS", 3)
-    monkeypatch.setattr(batch_split, "_blas_threads", lambda: 1)
+@pytest.fixture
+def widths():
+    """Sets the process-wide kernel widths for one test and puts them back."""
+    saved = (parallel._width, parallel._blas_threads)
+    yield parallel.set_widths
+    parallel.set_widths(*saved)
+
+
+def test_parts_cover_the_batch_once_and_keep_small_work_whole(widths):
+    widths(3, 1)
     big = batch_split.MIN_PART_MACS * 10
     assert batch_split.parts(7, big) == [slice(0, 2), slice(2, 4), slice(4, 7)]
     assert batch_split.parts(2, big) == [slice(0, 1), slice(1, 2)]  # never more than the batch
@@ -22,21 +31,35 @@ def test_parts_cover_the_batch_once_and_keep_small_work_whole(monkeypatch):
     assert batch_split.parts(0, big) == [slice(0, 0)]
 
 
-def test_run_returns_the_parts_in_order_from_two_threads(monkeypatch):
-    monkeypatch.setattr(batch_split, "MAX_PARTS", 2)
+def test_one_part_while_the_policy_allows_one_thread(widths):
+    widths(1, 1)
+    assert batch_split.parts(32, batch_split.MIN_PART_MACS * 10) == [slice(0, 32)]
+
+
+def test_no_parts_while_the_blas_runs_several_threads(widths):
+    """Parts on threads each asking a multi-threaded BLAS for every core oversubscribe it."""
+    widths(2, 2)
+    assert batch_split.parts(32, batch_split.MIN_PART_MACS * 10) == [slice(0, 32)]
+
+
+def test_run_returns_the_parts_in_order_from_the_helpers(widths):
+    widths(2, 1)
     threads = {}
+    both = threading.Barrier(2, timeout=10)
 
     def fn(sl):
         threads[sl.start] = threading.get_ident()
+        if sl.start in (0, 3):
+            both.wait()  # two parts at once: they run on two threads
         return sl.stop - sl.start
 
     assert batch_split.run(fn, [slice(0, 3), slice(3, 4), slice(4, 9)]) == [3, 1, 5]
-    assert threads[0] == threading.get_ident()  # the first part on the calling thread
-    assert threads[3] != threading.get_ident()
+    assert threads[0] != threads[3]
 
 
 @pytest.mark.parametrize("failing", [0, 1])
-def test_run_raises_a_part_failure_after_every_part_ended(failing):
+def test_run_raises_a_part_failure_after_every_part_ended(widths, failing):
+    widths(2, 1)
     ended = []
 
     def fn(sl):
@@ -47,14 +70,3 @@ def test_run_raises_a_part_failure_after_every_part_ended(failing):
     with pytest.raises(ValueError, match=f"part {failing}"):
         batch_split.run(fn, [slice(0, 1), slice(1, 2), slice(2, 3)])
     assert sorted(ended) == sorted({0, 1, 2} - {failing})
-
-
-def test_no_parts_while_the_blas_runs_several_threads(monkeypatch):
-    """Parts on threads each asking a multi-threaded BLAS for every core oversubscribe it."""
-    monkeypatch.setattr(batch_split, "MAX_PARTS", 2)
-    monkeypatch.setattr(batch_split, "_blas_threads", lambda: 2)
-    assert batch_split.parts(32, batch_split.MIN_PART_MACS * 10) == [slice(0, 32)]
-
-
-def test_blas_threads_reads_the_loaded_blas():
-    assert batch_split._blas_threads() >= 1

@@ -40,14 +40,15 @@ _CONV_CASES = sorted(n for n in conv_cases.CASES
 @pytest.mark.parametrize("name", _CONV_CASES)
 def test_large_kernel_paths_match_tensorflow(name, monkeypatch):
     """Conv2D, Conv3D and their backprops as they run on large inputs, forced here on the small
-    cases: the batch split into (up to 3 uneven) parts on the pool's threads, the patch
+    cases: the batch split into (up to 3 uneven) parts on the kernel helper threads, the patch
     matrix built in chunks of one image, and the stride-1 input gradient taken as the
     convolution of dy with the flipped filter whatever the channel count."""
+    from tfmini.ops.common import parallel
     from tfmini.ops.nn import batch_split, conv_kernels
 
     monkeypatch.setattr(batch_split, "MIN_PART_MACS", 1)
-    monkeypatch.setattr(batch_split, "MAX_PARTS", 3)
-    monkeypatch.setattr(batch_split, "_blas_threads", lambda: 1)
+    monkeypatch.setattr(parallel, "_width", 3)
+    monkeypatch.setattr(parallel, "_blas_threads", 1)
     monkeypatch.setattr(conv_kernels, "_CHUNK_BYTES", 1)
     monkeypatch.setattr(conv_kernels, "_MIN_TRANSPOSED_CHANNELS", 1)
     _check_case(name)

@@ -732,7 +732,7 @@ def test_kernels_do_not_modify_their_inputs():
 
 @pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
 def test_results_do_not_depend_on_how_many_threads_share_the_blocks(fmt, monkeypatch):
-    # The kernels use as many threads as other processes leave cores (spare_cores); each
+    # The kernels use as many threads as the thread policy allows (parallel.width); each
     # block's partial sums have their own slot, so one thread or several give the same bits.
     shape = (3, 37, 41, 64) if fmt == "NHWC" else (3, 64, 37, 41)
     rng = np.random.default_rng(8)
@@ -742,8 +742,7 @@ def test_results_do_not_depend_on_how_many_threads_share_the_blocks(fmt, monkeyp
     e = np.zeros(0, np.float32)
     results = []
     for cores in (1, 2):
-        monkeypatch.setattr(fbn_kernels, "spare_cores", lambda cores=cores: cores)
-        monkeypatch.setattr(fbn_kernels, "_MAX_WORKERS", 2)
+        monkeypatch.setattr(fbn_kernels.parallel, "_width", cores)
         fwd = fbn_kernels.fused_batch_norm_forward(
             x, scale, offset, e, e, epsilon=EPS, exponential_avg_factor=1.0, data_format=fmt,
             is_training=True)

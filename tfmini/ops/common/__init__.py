@@ -8,7 +8,7 @@
 * ``resources``: :class:`ResourceHandle` and finding the resource a handle names;
 * ``memory``: the per-allocation cap kernels check before allocating a requested size;
 * ``segment_reduce``: row sums by id, stable integer sorts and ``Unique``'s arithmetic;
-* ``spare_cores``: how many cores other processes leave a multi-threaded kernel.
+* ``parallel``: work sharing for large kernels, as wide as the runtime's thread policy allows.
 
 Families import these modules directly (``from tfmini.ops.common.kernel_util import ...``).
 """

@@ -59,6 +59,12 @@ def width() -> int:
     return _width
 
 
+def parts_beside_blas() -> int:
+    """How many threads a kernel may run BLAS calls on at once: :func:`width` over the BLAS
+    pool's own threads (1 while the BLAS already uses the cores a kernel may have)."""
+    return max(1, _width // _blas_threads)
+
+
 def product_parts(m: int, k: int, n: int) -> int:
     """Into how many parts to split an ``[m, k] x [k, n]`` product (1: don't)."""
     parts = _width // _blas_threads

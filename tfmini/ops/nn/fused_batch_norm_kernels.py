@@ -13,27 +13,25 @@ forward reads ``x`` twice (statistics, then ``y``), the training gradient reads 
 ``dy`` twice (sums, then ``dx``), each second pass walking the blocks backwards (it starts
 with those still cached); outputs are written straight into their final arrays and no
 temporary as large as ``x`` is made. Blocks are shared among as many threads as other
-processes leave cores free (NumPy releases the GIL in its loops; see
-``ops/common/spare_cores.py``). The batch variance is E[x^2] - mean^2 from one pass of
-sums where every mean lies within a standard deviation of 0; otherwise values are centred
-per group and merged exactly (Chan et al.), and the elementwise passes centre on the mean
-whenever a mean lies far out in standard deviations (see :func:`_can_fold`), so a spread
-tiny next to the mean keeps TensorFlow's accuracy.
+processes leave cores free (NumPy releases the GIL in its loops; the runtime's thread
+policy decides how many, ``ops/common/parallel.py``). The batch variance is E[x^2] - mean^2
+from one pass of sums where every mean lies within a standard deviation of 0; otherwise
+values are centred per group and merged exactly (Chan et al.), and the elementwise passes
+centre on the mean whenever a mean lies far out in standard deviations (see
+:func:`_can_fold`), so a spread tiny next to the mean keeps TensorFlow's accuracy.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from tfmini.core.shapes import dims_str
+from tfmini.ops.common import parallel
 from tfmini.ops.common.kernel_util import invalid_argument
-from tfmini.ops.common.spare_cores import spare_cores
 
 # Values per block: 128K float32 is 512 KB, which fits the L2 cache with its scratch.
 _BLOCK_ELEMENTS = 1 << 17
@@ -156,17 +154,7 @@ class _Scratch:
 # Large tensors are split over a few threads: NumPy and BLAS release the GIL inside their
 # loops, and one core alone cannot draw the memory bandwidth a batch norm needs.
 _PARALLEL_MIN_ELEMENTS = 1 << 18
-_MAX_WORKERS = max(1, min(4, os.cpu_count() or 1))
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _get_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_MAX_WORKERS - 1, thread_name_prefix="tfmini-bn")
-        return _pool
+_MAX_WORKERS = 4  # a batch norm draws no more bandwidth from more threads than this
 
 
 class _Blocks:
@@ -198,10 +186,11 @@ class _Blocks:
         self.channels = c
         self.tasks = [(seg, i, sl) for seg in self.segments for i, sl in enumerate(seg.slices)]
         self.workers = 1
-        if size >= _PARALLEL_MIN_ELEMENTS and _MAX_WORKERS > 1:
-            # Only the cores other processes leave free: a worker waiting for a busy core
-            # holds the others up at every hand-over of the GIL (ops/common/spare_cores.py).
-            self.workers = min(_MAX_WORKERS, len(self.tasks), spare_cores())
+        if size >= _PARALLEL_MIN_ELEMENTS:
+            # Only the cores other processes leave free (the thread policy's measure): a
+            # worker waiting for a busy core holds the others up at every hand-over of the
+            # GIL. Measured at a load average of 6: 24.7 ms with one thread, 32.7 with two.
+            self.workers = max(1, min(_MAX_WORKERS, len(self.tasks), parallel.width()))
 
     def run(self, fn: Callable, backwards: bool = False) -> None:
         """Calls ``fn(seg, i, sl, scratch)`` for every block, spread over the workers.
@@ -235,13 +224,7 @@ class _Blocks:
                 seg, i, sl = tasks[k]
                 fn(seg, i, sl, scratch)
 
-        pool = _get_pool()
-        futures = [pool.submit(part) for _ in range(1, self.workers)]
-        try:
-            part()
-        finally:
-            for f in futures:
-                f.result()
+        parallel.run([part] * self.workers)
 
 
 def _batch_moments(blocks: _Blocks, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
