@@ -39,7 +39,7 @@ import attrs
 import numpy as np
 
 from tfmini.core.graph import Operation, Output
-from tfmini.core.scope import control_dependencies, name_scope
+from tfmini.core.scope import control_dependencies, device, name_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.core.wrappers import raw_op_function
 from tfmini.ops import tpu_embedding as cfg
@@ -603,7 +603,15 @@ class TPUEmbedding:
             every feature sets ``output_shape``.
         num_hosts: hosts the tables are split over for Load/Retrieve (TensorFlow's num_hosts).
         num_tensor_cores: simulated cores sharing the table rows.
-        sharding_strategy: "DIV_DEFAULT" (as TensorFlow's mid-level API always uses) or "MOD".
+        sharding_strategy: "DIV_DEFAULT" (as TensorFlow's mid-level API always uses) or "MOD";
+            None (the default): "MOD" with ``cluster``, else "DIV_DEFAULT".
+        cluster: a ``tm.train.ClusterSpec`` (or its dict): the tables are sharded over the
+            tasks of its ``ps_job``, one shard per task (``num_hosts`` is their number), each
+            in its task's simulated TPU device; by default row ``id`` lives on task
+            ``id % num_ps`` as local row ``id // num_ps`` (as TensorFlow's "mod"
+            partitioning). Each ps task then serves one lookup and one update per step
+            (docs/distributed.md, "TPU embedding tables on ps tasks").
+        ps_job: the job whose tasks hold the shards when ``cluster`` is given.
         pipeline_execution_with_tensor_core: recorded in the configuration.
         name: the name scope of the host variables and ops.
 
@@ -620,9 +628,11 @@ class TPUEmbedding:
         *,
         num_hosts: int = 1,
         num_tensor_cores: int = 1,
-        sharding_strategy: str = "DIV_DEFAULT",
+        sharding_strategy: str | None = None,
         pipeline_execution_with_tensor_core: bool = False,
         name: str = "tpu_embedding",
+        cluster: Any = None,
+        ps_job: str = "ps",
     ):
         self._feature_config = feature_config
         self._paths_and_features = _flatten_with_paths(feature_config)
@@ -670,11 +680,20 @@ class TPUEmbedding:
                     opt.learning_rate is f for f in self._dynamic_learning_rates):
                 self._dynamic_learning_rates.append(opt.learning_rate)
 
+        self._shard_devices = _shard_devices(cluster, ps_job, num_hosts)
+        if self._shard_devices:
+            num_hosts = len(self._shard_devices)
+        if sharding_strategy is None:
+            sharding_strategy = "MOD" if self._shard_devices else "DIV_DEFAULT"
         self._batch_size = batch_size
         self._output_shapes = [self._output_shape(path, f) for path, f in self._paths_and_features]
         self.config = self._create_config(
             num_hosts, num_tensor_cores, sharding_strategy, pipeline_execution_with_tensor_core)
         self._config_string = self.config.SerializeToString().decode()
+        # Sharded over ps tasks: each task's device holds its shard, configured so.
+        self._shard_configs = [
+            cfg.shard_config(self.config, s).SerializeToString().decode()
+            for s in range(len(self._shard_devices))]
         self._name = name
         self._variables = self._create_variables()
         self._initializer: Operation | None = None
@@ -792,7 +811,7 @@ class TPUEmbedding:
                 var_init = group(*[v.initializer for vs in self._variables.values()
                                    for v in vs.values()], name="init_host_variables")
                 with control_dependencies([var_init]):
-                    configure = _op("ConfigureTPUEmbedding")(config=self._config_string)
+                    configure = self._configure_op()
                 with control_dependencies([configure]):
                     self._initializer = group(*self._load_ops(), name="initializer")
         return self._initializer
@@ -800,7 +819,26 @@ class TPUEmbedding:
     def configure(self) -> Operation:
         """A ConfigureTPUEmbedding op alone (the device then holds zero tables until loaded)."""
         with name_scope(self._name):
+            return self._configure_op()
+
+    def _configure_op(self) -> Operation:
+        if not self._shard_devices:
             return _op("ConfigureTPUEmbedding")(config=self._config_string)
+        ops = [_op("_ConfigureTPUEmbeddingHost")(config=self._config_string)]
+        for dev, text in zip(self._shard_devices, self._shard_configs):
+            with device(dev):
+                ops.append(_op("ConfigureTPUEmbedding")(config=text))
+        return group(*ops, name="configure")
+
+    def _shard_op(self, shard: int, op_type: str, **kwargs: Any) -> Any:
+        """``op_type`` on the device of ps shard ``shard`` (sharded), or as the unsharded
+        device's op of host shard ``shard`` of ``num_hosts``."""
+        if not self._shard_devices:
+            return _op(op_type)(num_shards=max(1, self.config.num_hosts), shard_id=shard,
+                                config=self._config_string, **kwargs)
+        with device(self._shard_devices[shard]):
+            return _op(op_type)(num_shards=1, shard_id=0, config=self._shard_configs[shard],
+                                **kwargs)
 
     def load(self, name: str | None = None) -> Operation:
         """An op loading the host variables onto the device (after restoring them).
@@ -828,9 +866,8 @@ class TPUEmbedding:
                     var = self._variables[tname][slot]
                     values[slot] = (var.read_value() if len(shards) == 1
                                     else gather(var.read_value(), rows))
-                ops.append(_op(cfg.load_op_name(slots_key(opt)))(
-                    **values, table_name=tname, num_shards=len(shards), shard_id=shard_id,
-                    config=self._config_string))
+                ops.append(self._shard_op(shard_id, cfg.load_op_name(slots_key(opt)),
+                                          **values, table_name=tname))
         return ops
 
     def retrieve(self, name: str | None = None) -> Operation:
@@ -846,9 +883,8 @@ class TPUEmbedding:
                 shards = self._shards(tname)
                 parts: dict[str, list[Output]] = {s: [] for s in slots}
                 for shard_id, _ in shards:
-                    out = _op(cfg.retrieve_op_name(slots_key(opt)))(
-                        table_name=tname, num_shards=len(shards), shard_id=shard_id,
-                        config=self._config_string)
+                    out = self._shard_op(shard_id, cfg.retrieve_op_name(slots_key(opt)),
+                                         table_name=tname)
                     outs = [out] if isinstance(out, Output) else list(out)
                     for slot, value in zip(slots, outs):
                         parts[slot].append(value)
@@ -975,8 +1011,11 @@ class TPUEmbedding:
         """
         kwargs = {"name": name} if name else {}
         with name_scope(self._name):
-            outs = _op("RecvTPUEmbeddingActivations")(
-                num_outputs=len(self._features), config=self._config_string, **kwargs)
+            if self._shard_devices:
+                outs = self._sharded_dequeue(kwargs)
+            else:
+                outs = _op("RecvTPUEmbeddingActivations")(
+                    num_outputs=len(self._features), config=self._config_string, **kwargs)
         flat = [outs] if isinstance(outs, Output) else list(outs)
         return _pack_as(self._feature_config, flat)
 
@@ -1017,9 +1056,68 @@ class TPUEmbedding:
                 updated.append(grad)
             learning_rates = [cast(fn(), "float32") for fn in self._dynamic_learning_rates]
             kwargs = {"name": name} if name else {}
+            if self._shard_devices:
+                return self._sharded_apply(updated, learning_rates, kwargs)
             return _op("SendTPUEmbeddingGradients")(
                 inputs=updated, learning_rates=learning_rates, config=self._config_string,
                 **kwargs)
+
+
+    # ---- tables sharded over ps tasks (tfmini/ops/tpu_embedding/ps_shards.py) ----------------
+
+    def _sharded_dequeue(self, kwargs: dict) -> Any:
+        # The host takes the batch and names each shard's rows; each ps task gathers all of
+        # its rows in one op; the host combines them into the activations.
+        n_tables, n_shards = len(self._tables), len(self._shard_devices)
+        ids = _as_list(_op("_TPUEmbeddingDequeueShardIds")(
+            NR=n_tables * n_shards, config=self._config_string))
+        rows: list[Output] = []
+        for s, (dev, text) in enumerate(zip(self._shard_devices, self._shard_configs)):
+            with device(dev):
+                rows.extend(_as_list(_op("_TPUEmbeddingShardGather")(
+                    rows=ids[s * n_tables:(s + 1) * n_tables], config=text)))
+        return _op("_TPUEmbeddingCombineShardRows")(
+            rows=rows, num_outputs=len(self._features), config=self._config_string, **kwargs)
+
+    def _sharded_apply(self, gradients: list[Output], learning_rates: list[Output],
+                       kwargs: dict) -> Operation:
+        # The host sums each touched row's gradient and splits them by shard; each ps task
+        # applies its table optimizers to its rows in one op.
+        n_tables, n_shards = len(self._tables), len(self._shard_devices)
+        rows, grads = _op("_TPUEmbeddingSendShardGradients")(
+            inputs=gradients, NR=n_tables * n_shards, config=self._config_string)
+        rows, grads = _as_list(rows), _as_list(grads)
+        applies = []
+        for s, (dev, text) in enumerate(zip(self._shard_devices, self._shard_configs)):
+            part = slice(s * n_tables, (s + 1) * n_tables)
+            with device(dev):
+                applies.append(_op("_TPUEmbeddingShardApplyGradients")(
+                    rows=rows[part], gradients=grads[part], learning_rates=learning_rates,
+                    config=text))
+        return group(*applies, name=kwargs.get("name", "apply_gradients"))
+
+
+def _as_list(outs: Any) -> list[Output]:
+    return [outs] if isinstance(outs, Output) else list(outs)
+
+
+def _shard_devices(cluster: Any, job: str, num_hosts: int) -> list[str]:
+    """The devices of the ps tasks holding the table shards ([] without a cluster)."""
+    if cluster is None:
+        return []
+    from tfmini.train.server_lib import ClusterSpec  # tm.tpu needs train only here
+
+    spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
+    if job not in spec.jobs:
+        raise ValueError(
+            f"The cluster has no job {job!r} to shard the embedding tables over (jobs: "
+            f"{sorted(spec.jobs)})")
+    tasks = spec.task_indices(job)
+    if num_hosts not in (1, len(tasks)):
+        raise ValueError(
+            f"num_hosts={num_hosts} does not match the {len(tasks)} tasks of job {job!r} "
+            "that hold the table shards")
+    return [f"/job:{job}/replica:0/task:{k}/device:TPU:0" for k in tasks]
 
 
 def slots_key(opt: _Optimizer) -> str:
