@@ -13,7 +13,7 @@ R = tm.raw_ops
 T = tm.tpu
 
 
-def _config():
+def config():
     opt = T.OptimizationParameters(learning_rate=T.LearningRate(constant=0.1),
                                    adagrad=T.AdagradParameters())
     return T.TPUEmbeddingConfiguration(
@@ -27,17 +27,17 @@ def _config():
         sharding_strategy="MOD")
 
 
-_HOST = _config().SerializeToString()
-_SHARD = T.shard_config(_config(), 1).SerializeToString()
+HOST_CONFIG = config().SerializeToString()
+SHARD_CONFIG = T.shard_config(config(), 1).SerializeToString()
 
 
 def _host_setup(dequeue=False):
-    ops = [R._ConfigureTPUEmbeddingHost(config=_HOST),
+    ops = [R._ConfigureTPUEmbeddingHost(config=HOST_CONFIG),
            R.EnqueueTPUEmbeddingIntegerBatch(
                batch=[np.array([1, 4], np.int32), np.array([0, 3], np.int32)],
                mode_override="unspecified")]
     if dequeue:
-        ops.append(R._TPUEmbeddingDequeueShardIds(NR=4, config=_HOST)[0].op)
+        ops.append(R._TPUEmbeddingDequeueShardIds(NR=4, config=HOST_CONFIG)[0].op)
     return ops
 
 
@@ -45,32 +45,32 @@ def _combine():
     # Ids [1, 4] of table a and [0, 3] of b: one row of each table on each shard.
     rows = [np.ones((1, 3), np.float32), np.ones((1, 2), np.float32),
             np.full((1, 3), 2.0, np.float32), np.full((1, 2), 2.0, np.float32)]
-    return [rows], {"num_outputs": 2, "config": _HOST}, _host_setup(dequeue=True)
+    return [rows], {"num_outputs": 2, "config": HOST_CONFIG}, _host_setup(dequeue=True)
 
 
 def _send():
     grads = [np.ones((2, 3), np.float32), np.ones((2, 2), np.float32)]
-    return [grads], {"NR": 4, "config": _HOST}, _host_setup(dequeue=True)
+    return [grads], {"NR": 4, "config": HOST_CONFIG}, _host_setup(dequeue=True)
 
 
 def _shard_setup():
-    return [R.ConfigureTPUEmbedding(config=_SHARD)]
+    return [R.ConfigureTPUEmbedding(config=SHARD_CONFIG)]
 
 
 def _gather():
-    return [[np.array([0, 2], np.int64), np.array([1], np.int64)]], {"config": _SHARD}, \
+    return [[np.array([0, 2], np.int64), np.array([1], np.int64)]], {"config": SHARD_CONFIG}, \
         _shard_setup()
 
 
 def _apply():
     rows = [np.array([0, 2], np.int64), np.array([1], np.int64)]
     grads = [np.ones((2, 3), np.float32), np.ones((1, 2), np.float32)]
-    return [rows, grads, []], {"config": _SHARD}, _shard_setup()
+    return [rows, grads, []], {"config": SHARD_CONFIG}, _shard_setup()
 
 
 SAMPLES = {
-    "_ConfigureTPUEmbeddingHost": lambda: ([], {"config": _HOST}),
-    "_TPUEmbeddingDequeueShardIds": lambda: ([], {"NR": 4, "config": _HOST}, _host_setup()),
+    "_ConfigureTPUEmbeddingHost": lambda: ([], {"config": HOST_CONFIG}),
+    "_TPUEmbeddingDequeueShardIds": lambda: ([], {"NR": 4, "config": HOST_CONFIG}, _host_setup()),
     "_TPUEmbeddingCombineShardRows": _combine,
     "_TPUEmbeddingSendShardGradients": _send,
     "_TPUEmbeddingShardGather": _gather,

@@ -47,7 +47,7 @@ def _ragged(rows):
     return splits, np.concatenate(rows).astype(np.int64)
 
 
-def _model(cluster, non_lazy_adam=False):
+def _model(cluster, non_lazy_adam=False, sharding=None):
     """The embedding, its feeds, activations and train op (cluster None: one process)."""
     lr = tm.placeholder(tm.float32, [], name="country_lr")
     video = T.TableConfig(13, 4, initializer=lambda shape, dtype=None: VIDEO, name="video",
@@ -59,7 +59,7 @@ def _model(cluster, non_lazy_adam=False):
     features = {"watched": T.FeatureConfig(video), "favorited": T.FeatureConfig(video),
                 "friends": T.FeatureConfig(user), "country": T.FeatureConfig(country)}
     emb = T.TPUEmbedding(features, T.Adam(0.05, lazy_adam=not non_lazy_adam),
-                         batch_size=BATCH, cluster=cluster)
+                         batch_size=BATCH, cluster=cluster, sharding_strategy=sharding)
     ph = {
         "w_splits": tm.placeholder(tm.int64, [BATCH + 1]),
         "w_ids": tm.placeholder(tm.int64, [None]),
@@ -91,11 +91,11 @@ def _feed(ph, lr, b):
             ph["country"]: b["country"], lr: b["lr"]}
 
 
-def _train(target, cluster, calls=None, non_lazy_adam=False):
+def _train(target, cluster, calls=None, non_lazy_adam=False, sharding=None):
     """Activations per step, then the tables and slots (retrieved), and the ps calls."""
     g = tm.Graph()
     with g.as_default():
-        emb, ph, lr, enqueue, act, train = _model(cluster, non_lazy_adam)
+        emb, ph, lr, enqueue, act, train = _model(cluster, non_lazy_adam, sharding)
         opts = tm.RunOptions(timeout_in_ms=20000)
         acts, per_step = [], []
         with tm.Session(target) as sess:
@@ -125,11 +125,12 @@ def cluster(ray_cluster):
     return workers[0].target, spec, calls
 
 
-@pytest.mark.parametrize("non_lazy_adam", [False, True])
-def test_sharded_training_equals_the_single_process_device(cluster, non_lazy_adam):
+@pytest.mark.parametrize("non_lazy_adam, sharding", [(False, None), (True, None),
+                                                     (False, "DIV_DEFAULT")])
+def test_sharded_training_equals_the_single_process_device(cluster, non_lazy_adam, sharding):
     target, spec, calls = cluster
     want_acts, want_vars, _ = _train("", None, non_lazy_adam=non_lazy_adam)
-    acts, got_vars, per_step = _train(target, spec, calls, non_lazy_adam)
+    acts, got_vars, per_step = _train(target, spec, calls, non_lazy_adam, sharding)
     for step, (want, got) in enumerate(zip(want_acts, acts)):
         for name in want:
             np.testing.assert_array_equal(got[name], want[name], err_msg=f"{name}@{step}")
