@@ -110,7 +110,25 @@ def _train(target, cluster, calls=None, non_lazy_adam=False, sharding=None):
                     per_step.append({t: after[t] - before[t] for t in after})
                 acts.append(got)
             sess.run(emb.retrieve(), options=opts)
-            return acts, sess.run(emb.variables), per_step
+            return acts, _whole(emb, sess.run(emb.variables)), per_step
+
+
+def _whole(emb, variables):
+    """The tables and slots as whole arrays (sharded: from each shard's variable)."""
+    config = emb.config
+    out = {}
+    for t, (name, slots) in enumerate(variables.items()):
+        out[name] = {}
+        for slot, value in slots.items():
+            if not isinstance(value, list):
+                out[name][slot] = value
+                continue
+            vocab = config.table_descriptor[t].vocabulary_size
+            whole = np.zeros((vocab, value[0].shape[1]), np.float32)
+            for k, part in enumerate(value):
+                whole[T.shard_row_ids(vocab, len(value), k, config.sharding_strategy)] = part
+            out[name][slot] = whole
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +186,15 @@ def test_sharded_graph_places_one_lookup_and_one_update_per_ps(cluster):
     _, spec, _ = cluster
     g = tm.Graph()
     with g.as_default():
-        _model(spec)
+        emb, *_ = _model(spec)
+    # The host copies too are one variable per shard on its ps task: no task holds a table.
+    for name, slots in emb.variables.items():
+        for parts in slots.values():
+            assert [v.device for v in parts] == [
+                f"/job:ps/replica:0/task:{k}/device:CPU:0" for k in range(2)]
+            assert parts[0].name.startswith(f"tpu_embedding/{name}/")
+            assert parts[1].name.endswith("part_1:0")
+    assert [v.shape.as_list() for v in emb.variables["video"]["parameters"]] == [[7, 4], [6, 4]]
     by_task: dict = {}
     for op in g.get_operations():
         by_task.setdefault(op.type, []).append(op.device)

@@ -770,6 +770,9 @@ class TPUEmbedding:
                     table.initializer) else table.initializer(shape)
                 init = cast(init, "float32") if isinstance(init, Output) else np.asarray(
                     init, dtype=np.float32)
+                if self._shard_devices:
+                    out[tname] = self._sharded_variables(tname, opt, init, shape)
+                    continue
                 variables = {"parameters": Variable(init, name=tname, trainable=False)}
                 for slot, value in zip(opt._slot_names(), opt._slot_initial_values()):
                     variables[slot] = Variable(
@@ -777,15 +780,39 @@ class TPUEmbedding:
                 out[tname] = variables
         return out
 
+    def _sharded_variables(self, tname: str, opt: _Optimizer, init: Any,
+                           shape: tuple[int, int]) -> dict[str, list[Variable]]:
+        # As TensorFlow's TPUEmbedding under a strategy (a ShardedVariable per table): one
+        # variable per shard, `<name>/part_<k>`, on its ps task's CPU, holding the shard's
+        # rows in its local order, so no task holds a whole table.
+        out: dict[str, list[Variable]] = {"parameters": []}
+        for slot in opt._slot_names():
+            out[slot] = []
+        for k, (shard_id, rows) in enumerate(self._shards(tname)):
+            value = gather(init, rows) if isinstance(init, Output) else init[rows]
+            with device(self._shard_devices[k].replace("/device:TPU:0", "/device:CPU:0")):
+                out["parameters"].append(
+                    Variable(value, name=f"{tname}/part_{shard_id}", trainable=False))
+                for slot, fill in zip(opt._slot_names(), opt._slot_initial_values()):
+                    out[slot].append(Variable(
+                        constant_initializer(fill)((len(rows), shape[1])),
+                        name=f"{tname}/{slot}/part_{shard_id}", trainable=False))
+        return out
+
     @property
-    def embedding_tables(self) -> dict[TableConfig, Variable]:
-        """The host copies of the tables, keyed by :class:`TableConfig` (as TensorFlow)."""
+    def embedding_tables(self) -> dict[TableConfig, Any]:
+        """The host copies of the tables, keyed by :class:`TableConfig` (as TensorFlow).
+
+        Sharded over ps tasks (``cluster``): a list of one Variable per shard, shard ``k``
+        holding rows ``tm.tpu.shard_row_ids(vocab, num_hosts, k, sharding_strategy)``.
+        """
         return {t: self._variables[n]["parameters"] for t, n in zip(self._tables,
                                                                      self._table_names)}
 
     @property
-    def variables(self) -> dict[str, dict[str, Variable]]:
-        """Host variables: ``{table name: {"parameters" or slot name: Variable}}``."""
+    def variables(self) -> dict[str, dict[str, Any]]:
+        """Host variables: ``{table name: {"parameters" or slot name: Variable}}`` (a list
+        of one Variable per shard when sharded over ps tasks, as :attr:`embedding_tables`)."""
         return {n: dict(v) for n, v in self._variables.items()}
 
     @property
@@ -809,7 +836,7 @@ class TPUEmbedding:
         if self._initializer is None:
             with name_scope(self._name):
                 var_init = group(*[v.initializer for vs in self._variables.values()
-                                   for v in vs.values()], name="init_host_variables")
+                                   for v in _flat(vs.values())], name="init_host_variables")
                 with control_dependencies([var_init]):
                     configure = self._configure_op()
                 with control_dependencies([configure]):
@@ -864,8 +891,11 @@ class TPUEmbedding:
                 values = {}
                 for slot in slots:
                     var = self._variables[tname][slot]
-                    values[slot] = (var.read_value() if len(shards) == 1
-                                    else gather(var.read_value(), rows))
+                    if self._shard_devices:  # the shard's own variable, on its task
+                        values[slot] = var[shard_id].read_value()
+                    else:
+                        values[slot] = (var.read_value() if len(shards) == 1
+                                        else gather(var.read_value(), rows))
                 ops.append(self._shard_op(shard_id, cfg.load_op_name(slots_key(opt)),
                                           **values, table_name=tname))
         return ops
@@ -888,6 +918,11 @@ class TPUEmbedding:
                     outs = [out] if isinstance(out, Output) else list(out)
                     for slot, value in zip(slots, outs):
                         parts[slot].append(value)
+                if self._shard_devices:  # each shard into its own variable
+                    for slot in slots:
+                        for var, value in zip(self._variables[tname][slot], parts[slot]):
+                            assigns.append(var.assign(value))
+                    continue
                 # Shards come back in their local row order: reorder to global row ids.
                 order = np.argsort(np.concatenate([rows for _, rows in shards]), kind="stable")
                 for slot in slots:
@@ -1095,6 +1130,13 @@ class TPUEmbedding:
                     rows=rows[part], gradients=grads[part], learning_rates=learning_rates,
                     config=text))
         return group(*applies, name=kwargs.get("name", "apply_gradients"))
+
+
+def _flat(values: Any) -> list[Variable]:
+    out: list[Variable] = []
+    for v in values:
+        out.extend(v if isinstance(v, list) else [v])
+    return out
 
 
 def _as_list(outs: Any) -> list[Output]:
