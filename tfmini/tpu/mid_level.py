@@ -19,6 +19,10 @@ variables, and builds the raw embedding ops of the simulated TPU device::
         sess.run(emb.initializer)                # variables, ConfigureTPUEmbedding, Load ops
         sess.run([enqueue, train], {ids: ...})
 
+With ``cluster=`` (a ClusterSpec) the tables are sharded over its ps tasks, one shard per
+task (MOD by default), and each step makes one lookup and one update call per shard
+(``tfmini/ops/tpu_embedding/ps_shards.py``; docs/distributed.md).
+
 Differences from TensorFlow, which needs a TPUStrategy: there is one replica, so the
 ``batch_size`` given here is the per-core batch; ``num_hosts`` and ``num_tensor_cores`` only
 shape the simulated device's sharding; a learning-rate callable is called once, when

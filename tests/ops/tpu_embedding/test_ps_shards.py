@@ -58,6 +58,10 @@ def test_host_ops_check_their_counts_and_the_device(graph):
         sess.run(enqueue)
         with pytest.raises(tm.errors.InvalidArgumentError, match=r"NR = 3.*2 shards x 2 tables"):
             sess.run(bad_nr, options=OPTS)
+        retrieve = R.RetrieveTPUEmbeddingAdagradParameters(
+            table_name="a", num_shards=1, shard_id=0, config=HOST_CONFIG)
+        with pytest.raises(tm.errors.FailedPreconditionError, match="sharded over ps tasks"):
+            sess.run(retrieve)
         sess.run(plain)
         with pytest.raises(tm.errors.FailedPreconditionError, match="need a host configured"):
             sess.run(ids, options=OPTS)
