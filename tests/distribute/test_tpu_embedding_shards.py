@@ -164,6 +164,43 @@ def test_sharded_training_equals_the_single_process_device(cluster, non_lazy_ada
     assert per_step == [{("ps", 0): 1, ("ps", 1): 1}] * STEPS
 
 
+def test_the_unsharded_device_runs_on_a_cluster_task(cluster):
+    # Without cluster=, the whole embedding runs on the session's task (its own TPU device).
+    target, _, calls = cluster
+    want_acts, want_vars, _ = _train("", None)
+    acts, got_vars, per_step = _train(target, None, calls)
+    for want, got in zip(want_acts, acts):
+        for name in want:
+            np.testing.assert_array_equal(got[name], want[name])
+    for table, slots in want_vars.items():
+        for slot, value in slots.items():
+            np.testing.assert_array_equal(got_vars[table][slot], value)
+    assert per_step == [{("ps", 0): 0, ("ps", 1): 0}] * STEPS
+
+
+def test_inference_batches_leave_the_shards_unchanged(cluster):
+    target, spec, _ = cluster
+    g = tm.Graph()
+    with g.as_default():
+        emb, ph, lr, _, act, train = _model(spec)
+        b = _batches()[0]
+        enqueue = emb.enqueue({
+            "watched": T.RaggedInput(ph["w_splits"], ph["w_ids"]),
+            "favorited": ph["fav"],
+            "friends": T.RaggedInput(ph["f_splits"], ph["f_ids"], ph["f_w"]),
+            "country": ph["country"],
+        }, training=False)
+        with tm.Session(target) as sess:
+            sess.run(emb.initializer)
+            sess.run(enqueue, _feed(ph, lr, b))
+            got = sess.run([act, train], _feed(ph, lr, b))[0]
+            sess.run(emb.retrieve())
+            tables = _whole(emb, sess.run(emb.variables))
+    np.testing.assert_array_equal(got["favorited"], VIDEO[b["favorited"]])
+    np.testing.assert_array_equal(tables["video"]["parameters"], VIDEO)
+    np.testing.assert_array_equal(tables["user"]["momenta"], np.zeros_like(USER))
+
+
 def test_each_ps_task_holds_its_mod_shard(cluster):
     target, spec, _ = cluster
     g = tm.Graph()
