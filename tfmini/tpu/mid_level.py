@@ -1066,7 +1066,8 @@ class TPUEmbedding:
             name: the op's name.
 
         Returns:
-            The SendTPUEmbeddingGradients Operation.
+            The SendTPUEmbeddingGradients Operation (sharded over ps tasks: a group of each
+            shard's ``_TPUEmbeddingShardApplyGradients``).
 
         Raises:
             ValueError: structure mismatch or a gradient of the wrong shape.

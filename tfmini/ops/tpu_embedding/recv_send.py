@@ -208,6 +208,11 @@ def pending_batch(state: Configured, what: str) -> Batch:
 def check_send_inputs(state: Configured, inputs: Any, learning_rates: Any,
                       what: str) -> tuple[list[np.ndarray], list[float]]:
     """Send's gradients (float32, the activations' shapes) and learning rates (floats)."""
+    return check_gradients(state, inputs, what), check_rates(state, learning_rates, what)
+
+
+def check_gradients(state: Configured, inputs: Any, what: str) -> list[np.ndarray]:
+    """The activations' gradients as float32 arrays, one per Recv output, of its shape."""
     if len(inputs) != len(state.shapes):
         raise invalid_argument(
             f"{what} got {len(inputs)} gradients; Recv gave {len(state.shapes)} activations"
@@ -221,7 +226,7 @@ def check_send_inputs(state: Configured, inputs: Any, learning_rates: Any,
                 f"{list(state.shapes[o])}"
             )
         grads.append(g)
-    return grads, check_rates(state, learning_rates, what)
+    return grads
 
 
 def check_rates(state: Configured, learning_rates: Any, what: str) -> list[float]:
