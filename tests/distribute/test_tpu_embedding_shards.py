@@ -91,11 +91,18 @@ def _feed(ph, lr, b):
             ph["country"]: b["country"], lr: b["lr"]}
 
 
-def _train(target, cluster, calls=None, non_lazy_adam=False, sharding=None):
+def _train(target, cluster, calls=None, non_lazy_adam=False, sharding=None, setter=False):
     """Activations per step, then the tables and slots (retrieved), and the ps calls."""
     g = tm.Graph()
     with g.as_default():
-        emb, ph, lr, enqueue, act, train = _model(cluster, non_lazy_adam, sharding)
+        if setter:  # built as a TF1 program builds its model: under replica_device_setter
+            with tm.device(tm.train.replica_device_setter(cluster=cluster)):
+                emb, ph, lr, enqueue, act, train = _model(cluster, non_lazy_adam, sharding)
+            assert train.device == "/job:worker"  # the group; its parts are on the ps tasks
+            assert [v.device for v in emb.variables["user"]["momenta"]] == [
+                f"/job:ps/replica:0/task:{k}/device:CPU:0" for k in range(2)]
+        else:
+            emb, ph, lr, enqueue, act, train = _model(cluster, non_lazy_adam, sharding)
         opts = tm.RunOptions(timeout_in_ms=20000)
         acts, per_step = [], []
         with tm.Session(target) as sess:
@@ -143,12 +150,14 @@ def cluster(ray_cluster):
     return workers[0].target, spec, calls
 
 
-@pytest.mark.parametrize("non_lazy_adam, sharding", [(False, None), (True, None),
-                                                     (False, "DIV_DEFAULT")])
-def test_sharded_training_equals_the_single_process_device(cluster, non_lazy_adam, sharding):
+@pytest.mark.parametrize("non_lazy_adam, sharding, setter", [
+    (False, None, False), (True, None, False), (False, "DIV_DEFAULT", False),
+    (False, None, True)])
+def test_sharded_training_equals_the_single_process_device(cluster, non_lazy_adam, sharding,
+                                                           setter):
     target, spec, calls = cluster
     want_acts, want_vars, _ = _train("", None, non_lazy_adam=non_lazy_adam)
-    acts, got_vars, per_step = _train(target, spec, calls, non_lazy_adam, sharding)
+    acts, got_vars, per_step = _train(target, spec, calls, non_lazy_adam, sharding, setter)
     for step, (want, got) in enumerate(zip(want_acts, acts)):
         for name in want:
             np.testing.assert_array_equal(got[name], want[name], err_msg=f"{name}@{step}")
