@@ -210,6 +210,54 @@ def test_inference_batches_leave_the_shards_unchanged(cluster):
     np.testing.assert_array_equal(tables["user"]["momenta"], np.zeros_like(USER))
 
 
+def test_two_workers_train_the_same_shards(ray_cluster, cluster):
+    # Data parallelism: worker 0 initialises the shards, worker 1 configures only its host;
+    # their steps, one after the other, train the tables as the single-process device
+    # trains the same batches in that order.
+    workers, _ = ray_cluster
+    _, spec, calls = cluster
+    batches = _batches()
+    want_acts, want_vars, _ = _train("", None)
+    built, sessions, setup = [], [], []
+    opts = tm.RunOptions(timeout_in_ms=20000)
+    try:
+        for k in range(2):
+            g = tm.Graph()
+            with g.as_default():
+                with tm.device(f"/job:worker/task:{k}"):
+                    built.append(_model(spec))
+                    emb = built[k][0]
+                    setup.append(emb.initializer if k == 0 else emb.configure_host())
+                    retrieve = emb.retrieve()
+                sessions.append(tm.Session(workers[k].target))
+        for sess, op in zip(sessions, setup):
+            sess.run(op, options=opts)
+        for step, b in enumerate(batches):
+            _, ph, lr, enqueue, act, train = built[step % 2]
+            sess = sessions[step % 2]
+            sess.run(enqueue, _feed(ph, lr, b), options=opts)
+            before = calls()
+            got, _ = sess.run([act, train], _feed(ph, lr, b), options=opts)
+            assert calls() == {t: n + 1 for t, n in before.items()}
+            for name in got:
+                np.testing.assert_array_equal(got[name], want_acts[step][name])
+        sessions[1].run(retrieve, options=opts)
+        got_vars = _whole(built[1][0], sessions[1].run(built[1][0].variables))
+    finally:
+        for sess in sessions:
+            sess.close()
+    for table, slots in want_vars.items():
+        for slot, value in slots.items():
+            np.testing.assert_array_equal(got_vars[table][slot], value, err_msg=table + slot)
+    with pytest.raises(ValueError, match="needs tables sharded"):
+        _train_graph_configure_host_unsharded()
+
+
+def _train_graph_configure_host_unsharded():
+    with tm.Graph().as_default():
+        _model(None)[0].configure_host()
+
+
 def test_each_ps_task_holds_its_mod_shard(cluster):
     target, spec, _ = cluster
     g = tm.Graph()

@@ -794,7 +794,7 @@ class TPUEmbedding:
             out[slot] = []
         for k, (shard_id, rows) in enumerate(self._shards(tname)):
             value = gather(init, rows) if isinstance(init, Output) else init[rows]
-            with device(self._shard_devices[k].replace("/device:TPU:0", "/device:CPU:0")):
+            with device(self._shard_cpu(k)):
                 out["parameters"].append(
                     Variable(value, name=f"{tname}/part_{shard_id}", trainable=False))
                 for slot, fill in zip(opt._slot_names(), opt._slot_initial_values()):
@@ -852,6 +852,26 @@ class TPUEmbedding:
         with name_scope(self._name):
             return self._configure_op()
 
+    def _shard_cpu(self, k: int) -> str:
+        """The CPU of the ps task holding shard ``k`` (its host variables live there)."""
+        return self._shard_devices[k].replace("/device:TPU:0", "/device:CPU:0")
+
+    def configure_host(self) -> Operation:
+        """Sharded over ps tasks: the configuration of this worker's host state alone.
+
+        ``initializer`` configures the host and the shards and loads the tables; another
+        worker training the same shards (data parallelism, each worker in its own graph and
+        session) runs only this op, so it has a queue and a batch of its own and leaves the
+        shards as they are.
+
+        Raises:
+            ValueError: the tables are not sharded over ps tasks (no ``cluster``).
+        """
+        if not self._shard_devices:
+            raise ValueError("configure_host() needs tables sharded over ps tasks (cluster=)")
+        with name_scope(self._name):
+            return _op("_ConfigureTPUEmbeddingHost")(config=self._config_string)
+
     def _configure_op(self) -> Operation:
         if not self._shard_devices:
             return _op("ConfigureTPUEmbedding")(config=self._config_string)
@@ -896,7 +916,8 @@ class TPUEmbedding:
                 for slot in slots:
                     var = self._variables[tname][slot]
                     if self._shard_devices:  # the shard's own variable, on its task
-                        values[slot] = var[shard_id].read_value()
+                        with device(self._shard_cpu(shard_id)):
+                            values[slot] = var[shard_id].read_value()
                     else:
                         values[slot] = (var.read_value() if len(shards) == 1
                                         else gather(var.read_value(), rows))
@@ -924,8 +945,10 @@ class TPUEmbedding:
                         parts[slot].append(value)
                 if self._shard_devices:  # each shard into its own variable
                     for slot in slots:
-                        for var, value in zip(self._variables[tname][slot], parts[slot]):
-                            assigns.append(var.assign(value))
+                        for k, (var, value) in enumerate(zip(self._variables[tname][slot],
+                                                             parts[slot])):
+                            with device(self._shard_cpu(k)):
+                                assigns.append(var.assign(value))
                     continue
                 # Shards come back in their local row order: reorder to global row ids.
                 order = np.argsort(np.concatenate([rows for _, rows in shards]), kind="stable")
