@@ -94,3 +94,18 @@ def test_placed_graph_still_runs_in_one_process():
         with tm.Session() as sess:
             sess.run(tm.global_variables_initializer())
             assert sess.run(y) == pytest.approx(9.0)
+
+
+def test_a_tpu_only_op_under_a_task_device_keeps_its_device_type():
+    # TensorFlow's placer gives an op placed on a task ("/job:worker") the task's device that
+    # has its kernel; an op whose only kernel is on the TPU gets the task's TPU.
+    spec = tm.train.ClusterSpec({"ps": ["a:1", "a:2"], "worker": ["b:1"]})
+    g = tm.Graph()
+    with g.as_default():
+        with tm.device(tm.train.replica_device_setter(cluster=spec)):
+            tpu = tm.raw_ops.ConfigureTPUEmbedding(config="")
+            cpu = tm.constant(1.0)
+        with tm.device("/job:ps/task:1"):
+            shard = tm.raw_ops.ConfigureTPUEmbedding(config="")
+    assert (tpu.device, cpu.device) == ("/job:worker/device:TPU:0", "/job:worker")
+    assert shard.device == "/job:ps/task:1/device:TPU:0"

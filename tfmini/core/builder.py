@@ -14,6 +14,7 @@ from typing import Any
 
 from tfmini.core import registry
 from tfmini.core.convert import convert_to_tensor, is_symbolic
+from tfmini.core.devices import DeviceSpec
 from tfmini.core.dtypes import DType
 from tfmini.core.graph import NAME_PATTERN_TEXT, VALID_OP_NAME_REGEX, Graph, Operation, Output
 from tfmini.core.limits import MAX_OUTPUTS_PER_OP
@@ -432,6 +433,14 @@ def _build(
     )
     if scope.device_stack or scope.colocate_op is not None:
         op.device = apply_device_stack(scope, op)
+    if op_def.only_devices and op.device:
+        # A device that names a task but no device type (`/job:worker` from a
+        # replica_device_setter): TensorFlow's placer picks the task's device that has the
+        # kernel; the op's only device type stands in for that choice.
+        spec = DeviceSpec.from_string(op.device)
+        if spec.device_type is None:
+            op.device = spec.replace(device_type=op_def.only_devices[0],
+                                     device_index=0).to_string()
     graph._add_op(op)
     return op
 

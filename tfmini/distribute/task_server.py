@@ -43,9 +43,9 @@ class _PartSession(Session):
     """A runtime Session over the task's shared device: closing it cancels its runs but
     keeps the task's resources (they belong to the task, not to one client)."""
 
-    def __init__(self, graph: Graph, device: Device, inline_waits: Any = None):
+    def __init__(self, graph: Graph, devices: dict[str, Device], inline_waits: Any = None):
         super().__init__(graph=graph)
-        self._devices = {"CPU": device}
+        self._devices = dict(devices)
         # Not None: the part runs in order (its sends held until it waits or ends), and
         # these op types wait inline, as its partitioner ordered them (sequencing.py).
         self.sequential = inline_waits is not None
@@ -73,6 +73,10 @@ class TaskServer:
         self.task = task
         self.device = Device("CPU")
         self.device.resource_manager.device = f"/job:{job}/replica:0/task:{task}/device:CPU:0"
+        # The task's simulated TPU device (its TPU embedding state, or its shard of the
+        # tables: tfmini/ops/tpu_embedding/ps_shards.py), shared by every part like the CPU.
+        self.tpu = Device("TPU")
+        self.tpu.resource_manager.device = f"/job:{job}/replica:0/task:{task}/device:TPU:0"
         self._parts: dict[tuple, tuple[Graph, _PartSession, dict]] = {}
         self._lock = threading.Lock()
         self.rendezvous = (TaskRendezvous(job, task) if namespace is None
@@ -122,7 +126,8 @@ class TaskServer:
                 with graph.as_default():
                     import_graph_def(graph_def, name="")
                 entry = self._parts[(client, key)] = (
-                    graph, _PartSession(graph, self.device, inline_waits), {})
+                    graph, _PartSession(graph, {"CPU": self.device, "TPU": self.tpu},
+                                         inline_waits), {})
         graph, sess, calls = entry
         names = tuple(feeds)
         call = calls.get((names, tuple(fetches), tuple(targets)))

@@ -19,6 +19,10 @@ variables, and builds the raw embedding ops of the simulated TPU device::
         sess.run(emb.initializer)                # variables, ConfigureTPUEmbedding, Load ops
         sess.run([enqueue, train], {ids: ...})
 
+With ``cluster=`` (a ClusterSpec) the tables are sharded over its ps tasks, one shard per
+task (MOD by default), and each step makes one lookup and one update call per shard
+(``tfmini/ops/tpu_embedding/ps_shards.py``; docs/distributed.md).
+
 Differences from TensorFlow, which needs a TPUStrategy: there is one replica, so the
 ``batch_size`` given here is the per-core batch; ``num_hosts`` and ``num_tensor_cores`` only
 shape the simulated device's sharding; a learning-rate callable is called once, when
@@ -39,7 +43,7 @@ import attrs
 import numpy as np
 
 from tfmini.core.graph import Operation, Output
-from tfmini.core.scope import control_dependencies, name_scope
+from tfmini.core.scope import control_dependencies, device, name_scope
 from tfmini.core.shapes import TensorShape
 from tfmini.core.wrappers import raw_op_function
 from tfmini.ops import tpu_embedding as cfg
@@ -603,7 +607,15 @@ class TPUEmbedding:
             every feature sets ``output_shape``.
         num_hosts: hosts the tables are split over for Load/Retrieve (TensorFlow's num_hosts).
         num_tensor_cores: simulated cores sharing the table rows.
-        sharding_strategy: "DIV_DEFAULT" (as TensorFlow's mid-level API always uses) or "MOD".
+        sharding_strategy: "DIV_DEFAULT" (as TensorFlow's mid-level API always uses) or "MOD";
+            None (the default): "MOD" with ``cluster``, else "DIV_DEFAULT".
+        cluster: a ``tm.train.ClusterSpec`` (or its dict): the tables are sharded over the
+            tasks of its ``ps_job``, one shard per task (``num_hosts`` is their number), each
+            in its task's simulated TPU device; by default row ``id`` lives on task
+            ``id % num_ps`` as local row ``id // num_ps`` (as TensorFlow's "mod"
+            partitioning). Each ps task then serves one lookup and one update per step
+            (docs/distributed.md, "TPU embedding tables on ps tasks").
+        ps_job: the job whose tasks hold the shards when ``cluster`` is given.
         pipeline_execution_with_tensor_core: recorded in the configuration.
         name: the name scope of the host variables and ops.
 
@@ -620,9 +632,11 @@ class TPUEmbedding:
         *,
         num_hosts: int = 1,
         num_tensor_cores: int = 1,
-        sharding_strategy: str = "DIV_DEFAULT",
+        sharding_strategy: str | None = None,
         pipeline_execution_with_tensor_core: bool = False,
         name: str = "tpu_embedding",
+        cluster: Any = None,
+        ps_job: str = "ps",
     ):
         self._feature_config = feature_config
         self._paths_and_features = _flatten_with_paths(feature_config)
@@ -670,11 +684,20 @@ class TPUEmbedding:
                     opt.learning_rate is f for f in self._dynamic_learning_rates):
                 self._dynamic_learning_rates.append(opt.learning_rate)
 
+        self._shard_devices = _shard_devices(cluster, ps_job, num_hosts)
+        if self._shard_devices:
+            num_hosts = len(self._shard_devices)
+        if sharding_strategy is None:
+            sharding_strategy = "MOD" if self._shard_devices else "DIV_DEFAULT"
         self._batch_size = batch_size
         self._output_shapes = [self._output_shape(path, f) for path, f in self._paths_and_features]
         self.config = self._create_config(
             num_hosts, num_tensor_cores, sharding_strategy, pipeline_execution_with_tensor_core)
         self._config_string = self.config.SerializeToString().decode()
+        # Sharded over ps tasks: each task's device holds its shard, configured so.
+        self._shard_configs = [
+            cfg.shard_config(self.config, s).SerializeToString().decode()
+            for s in range(len(self._shard_devices))]
         self._name = name
         self._variables = self._create_variables()
         self._initializer: Operation | None = None
@@ -751,6 +774,9 @@ class TPUEmbedding:
                     table.initializer) else table.initializer(shape)
                 init = cast(init, "float32") if isinstance(init, Output) else np.asarray(
                     init, dtype=np.float32)
+                if self._shard_devices:
+                    out[tname] = self._sharded_variables(tname, opt, init, shape)
+                    continue
                 variables = {"parameters": Variable(init, name=tname, trainable=False)}
                 for slot, value in zip(opt._slot_names(), opt._slot_initial_values()):
                     variables[slot] = Variable(
@@ -758,15 +784,39 @@ class TPUEmbedding:
                 out[tname] = variables
         return out
 
+    def _sharded_variables(self, tname: str, opt: _Optimizer, init: Any,
+                           shape: tuple[int, int]) -> dict[str, list[Variable]]:
+        # As TensorFlow's TPUEmbedding under a strategy (a ShardedVariable per table): one
+        # variable per shard, `<name>/part_<k>`, on its ps task's CPU, holding the shard's
+        # rows in its local order, so no task holds a whole table.
+        out: dict[str, list[Variable]] = {"parameters": []}
+        for slot in opt._slot_names():
+            out[slot] = []
+        for k, (shard_id, rows) in enumerate(self._shards(tname)):
+            value = gather(init, rows) if isinstance(init, Output) else init[rows]
+            with device(self._shard_cpu(k)):
+                out["parameters"].append(
+                    Variable(value, name=f"{tname}/part_{shard_id}", trainable=False))
+                for slot, fill in zip(opt._slot_names(), opt._slot_initial_values()):
+                    out[slot].append(Variable(
+                        constant_initializer(fill)((len(rows), shape[1])),
+                        name=f"{tname}/{slot}/part_{shard_id}", trainable=False))
+        return out
+
     @property
-    def embedding_tables(self) -> dict[TableConfig, Variable]:
-        """The host copies of the tables, keyed by :class:`TableConfig` (as TensorFlow)."""
+    def embedding_tables(self) -> dict[TableConfig, Any]:
+        """The host copies of the tables, keyed by :class:`TableConfig` (as TensorFlow).
+
+        Sharded over ps tasks (``cluster``): a list of one Variable per shard, shard ``k``
+        holding rows ``tm.tpu.shard_row_ids(vocab, num_hosts, k, sharding_strategy)``.
+        """
         return {t: self._variables[n]["parameters"] for t, n in zip(self._tables,
                                                                      self._table_names)}
 
     @property
-    def variables(self) -> dict[str, dict[str, Variable]]:
-        """Host variables: ``{table name: {"parameters" or slot name: Variable}}``."""
+    def variables(self) -> dict[str, dict[str, Any]]:
+        """Host variables: ``{table name: {"parameters" or slot name: Variable}}`` (a list
+        of one Variable per shard when sharded over ps tasks, as :attr:`embedding_tables`)."""
         return {n: dict(v) for n, v in self._variables.items()}
 
     @property
@@ -790,9 +840,9 @@ class TPUEmbedding:
         if self._initializer is None:
             with name_scope(self._name):
                 var_init = group(*[v.initializer for vs in self._variables.values()
-                                   for v in vs.values()], name="init_host_variables")
+                                   for v in _flat(vs.values())], name="init_host_variables")
                 with control_dependencies([var_init]):
-                    configure = _op("ConfigureTPUEmbedding")(config=self._config_string)
+                    configure = self._configure_op()
                 with control_dependencies([configure]):
                     self._initializer = group(*self._load_ops(), name="initializer")
         return self._initializer
@@ -800,7 +850,46 @@ class TPUEmbedding:
     def configure(self) -> Operation:
         """A ConfigureTPUEmbedding op alone (the device then holds zero tables until loaded)."""
         with name_scope(self._name):
+            return self._configure_op()
+
+    def _shard_cpu(self, k: int) -> str:
+        """The CPU of the ps task holding shard ``k`` (its host variables live there)."""
+        return self._shard_devices[k].replace("/device:TPU:0", "/device:CPU:0")
+
+    def configure_host(self) -> Operation:
+        """Sharded over ps tasks: the configuration of this worker's host state alone.
+
+        ``initializer`` configures the host and the shards and loads the tables; another
+        worker training the same shards (data parallelism, each worker in its own graph and
+        session) runs only this op, so it has a queue and a batch of its own and leaves the
+        shards as they are.
+
+        Raises:
+            ValueError: the tables are not sharded over ps tasks (no ``cluster``).
+        """
+        if not self._shard_devices:
+            raise ValueError("configure_host() needs tables sharded over ps tasks (cluster=)")
+        with name_scope(self._name):
+            return _op("_ConfigureTPUEmbeddingHost")(config=self._config_string)
+
+    def _configure_op(self) -> Operation:
+        if not self._shard_devices:
             return _op("ConfigureTPUEmbedding")(config=self._config_string)
+        ops = [_op("_ConfigureTPUEmbeddingHost")(config=self._config_string)]
+        for dev, text in zip(self._shard_devices, self._shard_configs):
+            with device(dev):
+                ops.append(_op("ConfigureTPUEmbedding")(config=text))
+        return group(*ops, name="configure")
+
+    def _shard_op(self, shard: int, op_type: str, **kwargs: Any) -> Any:
+        """``op_type`` on the device of ps shard ``shard`` (sharded), or as the unsharded
+        device's op of host shard ``shard`` of ``num_hosts``."""
+        if not self._shard_devices:
+            return _op(op_type)(num_shards=max(1, self.config.num_hosts), shard_id=shard,
+                                config=self._config_string, **kwargs)
+        with device(self._shard_devices[shard]):
+            return _op(op_type)(num_shards=1, shard_id=0, config=self._shard_configs[shard],
+                                **kwargs)
 
     def load(self, name: str | None = None) -> Operation:
         """An op loading the host variables onto the device (after restoring them).
@@ -826,11 +915,14 @@ class TPUEmbedding:
                 values = {}
                 for slot in slots:
                     var = self._variables[tname][slot]
-                    values[slot] = (var.read_value() if len(shards) == 1
-                                    else gather(var.read_value(), rows))
-                ops.append(_op(cfg.load_op_name(slots_key(opt)))(
-                    **values, table_name=tname, num_shards=len(shards), shard_id=shard_id,
-                    config=self._config_string))
+                    if self._shard_devices:  # the shard's own variable, on its task
+                        with device(self._shard_cpu(shard_id)):
+                            values[slot] = var[shard_id].read_value()
+                    else:
+                        values[slot] = (var.read_value() if len(shards) == 1
+                                        else gather(var.read_value(), rows))
+                ops.append(self._shard_op(shard_id, cfg.load_op_name(slots_key(opt)),
+                                          **values, table_name=tname))
         return ops
 
     def retrieve(self, name: str | None = None) -> Operation:
@@ -846,12 +938,18 @@ class TPUEmbedding:
                 shards = self._shards(tname)
                 parts: dict[str, list[Output]] = {s: [] for s in slots}
                 for shard_id, _ in shards:
-                    out = _op(cfg.retrieve_op_name(slots_key(opt)))(
-                        table_name=tname, num_shards=len(shards), shard_id=shard_id,
-                        config=self._config_string)
+                    out = self._shard_op(shard_id, cfg.retrieve_op_name(slots_key(opt)),
+                                         table_name=tname)
                     outs = [out] if isinstance(out, Output) else list(out)
                     for slot, value in zip(slots, outs):
                         parts[slot].append(value)
+                if self._shard_devices:  # each shard into its own variable
+                    for slot in slots:
+                        for k, (var, value) in enumerate(zip(self._variables[tname][slot],
+                                                             parts[slot])):
+                            with device(self._shard_cpu(k)):
+                                assigns.append(var.assign(value))
+                    continue
                 # Shards come back in their local row order: reorder to global row ids.
                 order = np.argsort(np.concatenate([rows for _, rows in shards]), kind="stable")
                 for slot in slots:
@@ -975,8 +1073,11 @@ class TPUEmbedding:
         """
         kwargs = {"name": name} if name else {}
         with name_scope(self._name):
-            outs = _op("RecvTPUEmbeddingActivations")(
-                num_outputs=len(self._features), config=self._config_string, **kwargs)
+            if self._shard_devices:
+                outs = self._sharded_dequeue(kwargs)
+            else:
+                outs = _op("RecvTPUEmbeddingActivations")(
+                    num_outputs=len(self._features), config=self._config_string, **kwargs)
         flat = [outs] if isinstance(outs, Output) else list(outs)
         return _pack_as(self._feature_config, flat)
 
@@ -988,7 +1089,8 @@ class TPUEmbedding:
             name: the op's name.
 
         Returns:
-            The SendTPUEmbeddingGradients Operation.
+            The SendTPUEmbeddingGradients Operation (sharded over ps tasks: a group of each
+            shard's ``_TPUEmbeddingShardApplyGradients``).
 
         Raises:
             ValueError: structure mismatch or a gradient of the wrong shape.
@@ -1017,9 +1119,75 @@ class TPUEmbedding:
                 updated.append(grad)
             learning_rates = [cast(fn(), "float32") for fn in self._dynamic_learning_rates]
             kwargs = {"name": name} if name else {}
+            if self._shard_devices:
+                return self._sharded_apply(updated, learning_rates, kwargs)
             return _op("SendTPUEmbeddingGradients")(
                 inputs=updated, learning_rates=learning_rates, config=self._config_string,
                 **kwargs)
+
+
+    # ---- tables sharded over ps tasks (tfmini/ops/tpu_embedding/ps_shards.py) ----------------
+
+    def _sharded_dequeue(self, kwargs: dict) -> Any:
+        # The host takes the batch and names each shard's rows; each ps task gathers all of
+        # its rows in one op; the host combines them into the activations.
+        n_tables, n_shards = len(self._tables), len(self._shard_devices)
+        ids = _as_list(_op("_TPUEmbeddingDequeueShardIds")(
+            NR=n_tables * n_shards, config=self._config_string))
+        rows: list[Output] = []
+        for s, (dev, text) in enumerate(zip(self._shard_devices, self._shard_configs)):
+            with device(dev):
+                rows.extend(_as_list(_op("_TPUEmbeddingShardGather")(
+                    rows=ids[s * n_tables:(s + 1) * n_tables], config=text)))
+        return _op("_TPUEmbeddingCombineShardRows")(
+            rows=rows, num_outputs=len(self._features), config=self._config_string, **kwargs)
+
+    def _sharded_apply(self, gradients: list[Output], learning_rates: list[Output],
+                       kwargs: dict) -> Operation:
+        # The host sums each touched row's gradient and splits them by shard; each ps task
+        # applies its table optimizers to its rows in one op.
+        n_tables, n_shards = len(self._tables), len(self._shard_devices)
+        rows, grads = _op("_TPUEmbeddingSendShardGradients")(
+            inputs=gradients, NR=n_tables * n_shards, config=self._config_string)
+        rows, grads = _as_list(rows), _as_list(grads)
+        applies = []
+        for s, (dev, text) in enumerate(zip(self._shard_devices, self._shard_configs)):
+            part = slice(s * n_tables, (s + 1) * n_tables)
+            with device(dev):
+                applies.append(_op("_TPUEmbeddingShardApplyGradients")(
+                    rows=rows[part], gradients=grads[part], learning_rates=learning_rates,
+                    config=text))
+        return group(*applies, name=kwargs.get("name", "apply_gradients"))
+
+
+def _flat(values: Any) -> list[Variable]:
+    out: list[Variable] = []
+    for v in values:
+        out.extend(v if isinstance(v, list) else [v])
+    return out
+
+
+def _as_list(outs: Any) -> list[Output]:
+    return [outs] if isinstance(outs, Output) else list(outs)
+
+
+def _shard_devices(cluster: Any, job: str, num_hosts: int) -> list[str]:
+    """The devices of the ps tasks holding the table shards ([] without a cluster)."""
+    if cluster is None:
+        return []
+    from tfmini.train.server_lib import ClusterSpec  # tm.tpu needs train only here
+
+    spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
+    if job not in spec.jobs:
+        raise ValueError(
+            f"The cluster has no job {job!r} to shard the embedding tables over (jobs: "
+            f"{sorted(spec.jobs)})")
+    tasks = spec.task_indices(job)
+    if num_hosts not in (1, len(tasks)):
+        raise ValueError(
+            f"num_hosts={num_hosts} does not match the {len(tasks)} tasks of job {job!r} "
+            "that hold the table shards")
+    return [f"/job:{job}/replica:0/task:{k}/device:TPU:0" for k in tasks]
 
 
 def slots_key(opt: _Optimizer) -> str:

@@ -19,7 +19,9 @@ The family is split by job, one module each:
 * ``recv_send``: ``RecvTPUEmbeddingActivations`` and
   ``SendTPUEmbeddingGradients``;
 * ``updates``: the optimizer maths Send applies to the touched rows;
-* ``load_retrieve``: the ``Load``/``Retrieve`` ops.
+* ``load_retrieve``: the ``Load``/``Retrieve`` ops;
+* ``ps_shards``: the tables sharded over ps tasks (``num_hosts``, MOD or DIV), one batched
+  lookup and one batched update per shard per step (docs/distributed.md).
 
 Importing this module registers them all.
 
@@ -53,11 +55,13 @@ from tfmini.ops.tpu_embedding import config as _config
 # Importing the parts registers the family's ops.
 from tfmini.ops.tpu_embedding import enqueue as _enqueue  # noqa: F401
 from tfmini.ops.tpu_embedding import load_retrieve as _load_retrieve  # noqa: F401
+from tfmini.ops.tpu_embedding import ps_shards as _ps_shards
 from tfmini.ops.tpu_embedding import recv_send as _recv_send  # noqa: F401
 from tfmini.ops.tpu_embedding.config import *  # noqa: F403  (the configuration messages)
+from tfmini.ops.tpu_embedding.ps_shards import shard_config  # noqa: F401
 from tfmini.ops.tpu_embedding.state import EmbeddingDevice  # noqa: F401  (the device state)
 from tfmini.ops.tpu_embedding.updates import SUPPORTED_OPTIMIZERS  # noqa: F401
 
-# The public names are the configuration messages (tm.tpu re-exports them); the device state
-# and the optimizer table are for tfmini's own code, imported by name.
-__all__ = sorted(_config.__all__)
+# The public names are the configuration messages and shard_config (tm.tpu re-exports them);
+# the device state and the optimizer table are for tfmini's own code, imported by name.
+__all__ = sorted([*_config.__all__, *_ps_shards.__all__])

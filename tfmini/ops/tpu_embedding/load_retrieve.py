@@ -17,6 +17,7 @@ from tfmini.core.registry import no_gradient, register_op
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.tpu_embedding import config as cfg
+from tfmini.ops.tpu_embedding.recv_send import check_holds_tables
 from tfmini.ops.tpu_embedding.state import (
     TPU_ONLY,
     Configured,
@@ -82,6 +83,7 @@ def _resolve(ctx: Any, op: str, alg: str, table_id: int, table_name: str, num_sh
              shard_id: int) -> tuple[EmbeddingDevice, Table, np.ndarray]:
     dev = embedding_device(ctx)
     state = configured(dev, op)
+    check_holds_tables(state, op)
     table = state.tables[_find_table(state, table_id, table_name, op)]
     if table.optimizer != alg:
         raise invalid_argument(

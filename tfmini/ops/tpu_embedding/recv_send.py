@@ -17,6 +17,8 @@ The family's overview is in ``tfmini.ops.tpu_embedding.front_tmp``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tfmini import errors
@@ -60,11 +62,19 @@ def _segment_sum(values: np.ndarray, rows: np.ndarray, n_rows: int) -> np.ndarra
     return out
 
 
-def _activations(state: Configured, batch: Batch) -> list[np.ndarray]:
+def activations(state: Configured, batch: Batch, gather: Any = None) -> list[np.ndarray]:
+    """The activations of ``batch``: per output, its rows combined per sample.
+
+    ``gather(t, ids)`` gives table ``t``'s rows ``ids`` as a new array (default: from the
+    device's own shards; ps_shards passes the rows the ps tasks sent).
+    """
     acts = []
     for o, (t, rows, ids, scale) in enumerate(batch.outputs):
-        table = state.tables[t]
-        vals = table.gather("parameters", ids, table.locate(ids))
+        if gather is None:
+            table = state.tables[t]
+            vals = table.gather("parameters", ids, table.locate(ids))
+        else:
+            vals = gather(t, ids)
         if scale is not None:
             vals *= scale[:, None]
         shape = state.shapes[o]
@@ -84,6 +94,7 @@ def recv_tpu_embedding_activations_kernel(ctx, *, num_outputs, config):
     with dev.cond:
         state = configured(dev, what)
         check_same_config(state, config, what)
+        check_holds_tables(state, what)
         if len(state.shapes) != num_outputs:
             raise invalid_argument(
                 f"{what} has {num_outputs} outputs; the configuration has {len(state.shapes)}"
@@ -98,7 +109,7 @@ def recv_tpu_embedding_activations_kernel(ctx, *, num_outputs, config):
         batch = state.queue.popleft()
         old_pending = state.pending
         state.pending = batch
-        acts = _activations(state, batch)
+        acts = activations(state, batch)
 
     def undo() -> None:
         with dev.cond:
@@ -121,7 +132,7 @@ def _send_shape(ic) -> list:
     return []
 
 
-def _table_gradients(state: Configured, batch: Batch,
+def table_gradients(state: Configured, batch: Batch,
                      grads: list[np.ndarray]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Per table: (unique touched ids, summed gradient rows) over every occurrence."""
     per_table: dict[int, tuple[list, list]] = {}
@@ -155,42 +166,13 @@ def send_tpu_embedding_gradients_kernel(ctx, inputs, learning_rates, *, config):
     with dev.cond:
         state = configured(dev, what)
         check_same_config(state, config, what)
-        batch = state.pending
-        if batch is None:
-            raise failed_precondition(
-                f"{what} without RecvTPUEmbeddingActivations: no activations are waiting for "
-                "gradients (run Recv first; each Recv takes one Send)"
-            )
-        if len(inputs) != len(state.shapes):
-            raise invalid_argument(
-                f"{what} got {len(inputs)} gradients; Recv gave {len(state.shapes)} activations"
-            )
-        grads = []
-        for o, g in enumerate(inputs):
-            g = np.asarray(g, np.float32)
-            if g.shape != state.shapes[o]:
-                raise invalid_argument(
-                    f"gradient {o} has shape {list(g.shape)}; activation {o} has shape "
-                    f"{list(state.shapes[o])}"
-                )
-            grads.append(g)
-        if len(learning_rates) != len(state.tags):
-            raise invalid_argument(
-                f"{what} got {len(learning_rates)} learning rates; the configuration has "
-                f"{len(state.tags)} dynamic learning-rate tags"
-            )
-        rates = []
-        for k, lr in enumerate(learning_rates):
-            lr = np.asarray(lr)
-            if lr.ndim != 0:
-                raise invalid_argument(
-                    f"learning_rates[{k}] must be a scalar, got shape {list(lr.shape)}"
-                )
-            rates.append(float(lr))
+        check_holds_tables(state, what)
+        batch = pending_batch(state, what)
+        grads, rates = check_send_inputs(state, inputs, learning_rates, what)
         state.pending = None
         saved: list = []
         if batch.mode in ("TRAINING", "BACKWARD_PASS_ONLY"):
-            saved = _update_tables(state, batch, grads, rates, what)
+            saved = update_tables(state, table_gradients(state, batch, grads), rates, what)
 
     def undo() -> None:
         with dev.cond:
@@ -203,11 +185,73 @@ def send_tpu_embedding_gradients_kernel(ctx, inputs, learning_rates, *, config):
     ctx.on_failure(undo)
 
 
-def _update_tables(state: Configured, batch: Batch, grads: list[np.ndarray],
-                   rates: list[float], what: str) -> list:
-    """Applies every table's update; returns the touched rows' old values for the undo."""
+def check_holds_tables(state: Configured, what: str) -> None:
+    """FailedPreconditionError on a host whose tables live on ps tasks (ps_shards)."""
+    if state.host_only:
+        raise failed_precondition(
+            f"{what}: this device's TPU embedding tables are sharded over ps tasks (it was "
+            "configured by _ConfigureTPUEmbeddingHost); look rows up with the ps_shards ops "
+            "(tm.tpu.TPUEmbedding(..., cluster=...) builds them)")
+
+
+def pending_batch(state: Configured, what: str) -> Batch:
+    """The batch the last Recv consumed; FailedPreconditionError when there is none."""
+    batch = state.pending
+    if batch is None:
+        raise failed_precondition(
+            f"{what} without RecvTPUEmbeddingActivations: no activations are waiting for "
+            "gradients (run Recv first; each Recv takes one Send)"
+        )
+    return batch
+
+
+def check_send_inputs(state: Configured, inputs: Any, learning_rates: Any,
+                      what: str) -> tuple[list[np.ndarray], list[float]]:
+    """Send's gradients (float32, the activations' shapes) and learning rates (floats)."""
+    return check_gradients(state, inputs, what), check_rates(state, learning_rates, what)
+
+
+def check_gradients(state: Configured, inputs: Any, what: str) -> list[np.ndarray]:
+    """The activations' gradients as float32 arrays, one per Recv output, of its shape."""
+    if len(inputs) != len(state.shapes):
+        raise invalid_argument(
+            f"{what} got {len(inputs)} gradients; Recv gave {len(state.shapes)} activations"
+        )
+    grads = []
+    for o, g in enumerate(inputs):
+        g = np.asarray(g, np.float32)
+        if g.shape != state.shapes[o]:
+            raise invalid_argument(
+                f"gradient {o} has shape {list(g.shape)}; activation {o} has shape "
+                f"{list(state.shapes[o])}"
+            )
+        grads.append(g)
+    return grads
+
+
+def check_rates(state: Configured, learning_rates: Any, what: str) -> list[float]:
+    """The dynamic learning rates as floats, one scalar per tag of the configuration."""
+    if len(learning_rates) != len(state.tags):
+        raise invalid_argument(
+            f"{what} got {len(learning_rates)} learning rates; the configuration has "
+            f"{len(state.tags)} dynamic learning-rate tags"
+        )
+    rates = []
+    for k, lr in enumerate(learning_rates):
+        lr = np.asarray(lr)
+        if lr.ndim != 0:
+            raise invalid_argument(
+                f"learning_rates[{k}] must be a scalar, got shape {list(lr.shape)}"
+            )
+        rates.append(float(lr))
+    return rates
+
+
+def update_tables(state: Configured, per_table: dict, rates: list[float], what: str) -> list:
+    """Applies every table's update to the rows ``per_table[t] = (unique ids, summed
+    gradients)``; returns the touched rows' old values for the undo."""
     work = []
-    for t, (ids, g) in sorted(_table_gradients(state, batch, grads).items()):
+    for t, (ids, g) in sorted(per_table.items()):
         table = state.tables[t]
         if table.params is None:
             raise failed_precondition(

@@ -82,7 +82,8 @@ class Table:
         slots: slot name (``"parameters"`` first) -> one float32 array per core.
     """
 
-    def __init__(self, desc: cfg.TableDescriptor, num_cores: int, strategy: str):
+    def __init__(self, desc: cfg.TableDescriptor, num_cores: int, strategy: str,
+                 allocate: bool = True):
         self.name = desc.name
         self.vocab = int(desc.vocabulary_size)
         self.dim = int(desc.dimension)
@@ -93,7 +94,8 @@ class Table:
         names = ("parameters",) if self.params is None else cfg.slot_names(self.params)
         sizes = [cfg.shard_size(self.vocab, num_cores, k) for k in range(num_cores)]
         self.slots: dict[str, list[np.ndarray]] = {}
-        for slot in names:
+        # A host's view of a table sharded over ps tasks (ps_shards) holds no rows.
+        for slot in names if allocate else ():
             init = _INITIAL_SLOT.get((self.optimizer, slot), 0.0)
             self.slots[slot] = [np.full((n, self.dim), init, np.float32) for n in sizes]
 
@@ -154,12 +156,17 @@ class Batch:
 class Configured:
     """What ConfigureTPUEmbedding sets up: the configuration, tables, queue and pending batch."""
 
-    def __init__(self, config: cfg.TPUEmbeddingConfiguration, text: str):
+    def __init__(self, config: cfg.TPUEmbeddingConfiguration, text: str,
+                 host_only: bool = False):
         self.config = config
         self.text = text
+        # host_only: the tables live on the ps tasks (ps_shards); this state keeps only the
+        # configuration, the queue and the pending batch.
+        self.host_only = host_only
         cores = config.num_shards
         self.tables = [
-            Table(t, cores, config.sharding_strategy) for t in config.table_descriptor
+            Table(t, cores, config.sharding_strategy, allocate=not host_only)
+            for t in config.table_descriptor
         ]
         self.shapes = [tuple(s) for s in cfg.recv_output_shapes(config)]
         if config.feature_descriptor:
@@ -215,7 +222,15 @@ def configured(dev: EmbeddingDevice, what: str) -> Configured:
              shape_fn=shape_fns.no_outputs, only_devices=TPU_ONLY, device="TPU")
 def configure_tpu_embedding_kernel(ctx, *, config):
     """Sets up the embedding tables (zeros; slots at their defaults) from ``config``."""
-    parsed = config_or_error(config, "ConfigureTPUEmbedding")
+    configure_device(ctx, config, "ConfigureTPUEmbedding")
+
+
+def configure_device(ctx: Any, config: Any, what: str, host_only: bool = False) -> Configured:
+    """Checks ``config`` and makes it the device's configured state (undone if the run fails).
+
+    ``host_only``: the state holds no table rows (the tables are sharded over ps tasks).
+    """
+    parsed = config_or_error(config, what)
     if parsed.mode == "UNSPECIFIED":
         raise invalid_argument(
             "TPUEmbeddingConfiguration.mode is INVALID. Must be INFERENCE, TRAINING, or "
@@ -232,7 +247,8 @@ def configure_tpu_embedding_kernel(ctx, *, config):
                 f"table {t.name!r}: optimizer {t.optimization_parameters.optimizer!r} is not "
                 f"simulated; supported: {', '.join(SUPPORTED_OPTIMIZERS)}",
             )
-    new = Configured(parsed, config.decode() if isinstance(config, bytes) else config)
+    new = Configured(parsed, config.decode() if isinstance(config, bytes) else config,
+                     host_only=host_only)
     dev = embedding_device(ctx)
     with dev.cond:
         old = dev.state
@@ -245,6 +261,7 @@ def configure_tpu_embedding_kernel(ctx, *, config):
                 dev.state = old
 
     ctx.on_failure(undo)
+    return new
 
 
 no_gradient("ConfigureTPUEmbedding")  # TensorFlow registers no gradient for it
