@@ -132,7 +132,7 @@ def stop_reraises(tf) -> dict:
         _model(tf)
         sv = tf.train.Supervisor(logdir=None)
         try:
-            with sv.managed_session() as sess:
+            with sv.managed_session():
                 sv.loop(0.01, lambda: (_ for _ in ()).throw(ValueError("from a thread")))
                 while not sv.should_stop():
                     time.sleep(0.01)

@@ -323,7 +323,8 @@ class SessionManager:
             remaining = max_wait_secs - (time.time() - start)
             if remaining < self._recovery_wait_secs:
                 raise errors.DeadlineExceededError(
-                    None, None, "Session was not ready after waiting %d secs." % max_wait_secs)
+                    # TF formats the seconds with %d: 0.5 reads "0 secs".
+                    None, None, f"Session was not ready after waiting {int(max_wait_secs)} secs.")
             time.sleep(self._recovery_wait_secs)
 
     def _model_ready(self, sess: Any, op: Any = USE_DEFAULT) -> tuple[bool, str | None]:
