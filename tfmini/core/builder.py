@@ -432,6 +432,7 @@ def _build(
     )
     if scope.device_stack or scope.colocate_op is not None:
         op.device = apply_device_stack(scope, op)
+        op.colocation_op = scope.colocate_op
     graph._add_op(op)
     return op
 
