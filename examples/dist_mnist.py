@@ -43,7 +43,8 @@ last. A non-chief worker polls for the chief's initialisation every second with
 ``--use_supervisor`` (as TensorFlow's program), every 30 s without it (the
 MonitoredTrainingSession's wait): then start it once the chief prints "Session
 initialization complete".
-tests/distribute/test_launch.py runs it so, as three OS processes.
+tests/distribute/test_launch.py runs it so, as three OS processes, with and without
+``--use_supervisor``.
 
 With ``--existing_servers`` the tasks are a tfmini cluster already running in the caller's
 Ray instance (``tf.test.create_local_cluster``), and each worker's program connects to
