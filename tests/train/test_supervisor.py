@@ -217,3 +217,43 @@ def test_start_standard_services_is_for_the_chief_only():
         sv = tm.train.Supervisor(is_chief=False, logdir=None)
         with pytest.raises(RuntimeError, match="Only chief supervisor"):
             sv.start_standard_services(None)
+
+
+def test_chief_waits_for_a_checkpoint_when_asked(tmp_path):
+    # prepare_or_wait_for_session(wait_for_checkpoint=True) looks for a checkpoint every
+    # recovery_wait_secs (TensorFlow's SessionManager._restore_checkpoint): one written
+    # meanwhile is restored; none within max_wait_secs and the model is initialised.
+    with tm.Graph().as_default():
+        gs, w, train = _model()
+        saver = tm.train.Saver()
+        with tm.Session() as sess:
+            sess.run(tm.global_variables_initializer())
+            sess.run(gs.assign(7))
+
+            def write():
+                saver.save(sess, str(tmp_path / "model.ckpt"), global_step=7)
+
+            timer = threading.Timer(0.2, write)
+            timer.start()
+            with tm.Graph().as_default():
+                gs2, _, _ = _model()
+                sv = tm.train.Supervisor(logdir=str(tmp_path), recovery_wait_secs=0.05,
+                                         save_model_secs=0, save_summaries_secs=0)
+                restored = sv.prepare_or_wait_for_session(wait_for_checkpoint=True,
+                                                          max_wait_secs=10)
+                assert restored.run(gs2) == 7
+                sv.stop()
+                restored.close()
+            timer.join()
+    with tm.Graph().as_default():
+        gs3, _, _ = _model()
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        sv = tm.train.Supervisor(logdir=str(empty), recovery_wait_secs=0.05,
+                                 save_model_secs=0, save_summaries_secs=0)
+        t0 = time.time()
+        sess = sv.prepare_or_wait_for_session(wait_for_checkpoint=True, max_wait_secs=0.3)
+        assert time.time() - t0 >= 0.3
+        assert sess.run(gs3) == 0  # initialised
+        sv.stop()
+        sess.close()
