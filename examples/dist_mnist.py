@@ -12,10 +12,14 @@ Changes from TensorFlow's program, all said here rather than hidden:
 * Data: no download. ``--data_dir`` is gone; the images are a seeded NumPy array of 28x28
   pictures (ten noisy class patterns) with one-hot labels, so the model has something to
   learn and every run sees the same data.
-* Session: ``tf.train.MonitoredTrainingSession`` with the optimizer's
-  ``make_session_run_hook`` and a ``StopAtStepHook``, as TensorFlow's later distributed
-  examples do, instead of ``tf.train.Supervisor``: tfmini's Supervisor has no
-  ``ready_for_local_init_op`` (the sync-replicas local init that non-chief workers wait on).
+* Session: TensorFlow's own code path, ``tf.train.Supervisor(is_chief=, logdir=,
+  init_op=, local_init_op=, ready_for_local_init_op=, recovery_wait_secs=1, global_step=)``,
+  ``prepare_or_wait_for_session``, the chief's ``get_init_tokens_op`` and chief queue
+  runner, and a loop that ends once the global step reaches ``--train_steps``, runs with
+  ``--use_supervisor``. It then stops the Supervisor and closes the session (TensorFlow's
+  program ends its process there). Without the flag, the default is
+  ``tf.train.MonitoredTrainingSession`` with the optimizer's ``make_session_run_hook`` and a
+  ``StopAtStepHook``, as TensorFlow's later distributed examples do.
   The global step is added to the ``GLOBAL_STEP`` collection, where the session's hooks
   look for it (TensorFlow 2.x resource variables need this too).
 * Each worker records its losses and returns them from :func:`train` (``main`` calls it and
@@ -35,10 +39,12 @@ instance at its own address and the workers join it, see docs/distributed.md)::
 
 The workers exit when the global step reaches ``--train_steps``; the ps serves until it is
 ended (``kill <pid>``), and its Ray instance ends with it, so start the ps first and end it
-last. A non-chief worker polls for the chief's initialisation every 30 s (the
-MonitoredTrainingSession's wait; TensorFlow's program, with its Supervisor, polled every
-second): start it once the chief prints "Session initialization complete".
-tests/distribute/test_launch.py runs it so, as three OS processes.
+last. A non-chief worker polls for the chief's initialisation every second with
+``--use_supervisor`` (as TensorFlow's program), every 30 s without it (the
+MonitoredTrainingSession's wait): then start it once the chief prints "Session
+initialization complete".
+tests/distribute/test_launch.py runs it so, as three OS processes, with and without
+``--use_supervisor``.
 
 With ``--existing_servers`` the tasks are a tfmini cluster already running in the caller's
 Ray instance (``tf.test.create_local_cluster``), and each worker's program connects to
@@ -85,6 +91,9 @@ flags.DEFINE_integer("num_init_tokens", -1,
                      "only; -1: replicas_to_aggregate, TensorFlow's default). 0 makes the first "
                      "round wait for a gradient of every replica")
 flags.DEFINE_integer("data_seed", 0, "Seed of the synthetic MNIST-shaped data")
+flags.DEFINE_boolean("use_supervisor", False,
+                     "Prepare the session with tf.train.Supervisor (TensorFlow's program) "
+                     "instead of tf.train.MonitoredTrainingSession")
 flags.DEFINE_integer("run_timeout_ms", 60000,
                      "Deadline of each training step's run (no wait is unbounded)")
 
@@ -153,6 +162,7 @@ def train(flag_values=FLAGS) -> dict:
     num_workers = len(worker_spec)
     cluster = tf.train.ClusterSpec({"ps": ps_spec, "worker": worker_spec})
 
+    server = None
     if not flag_values.existing_servers:
         # Not using existing servers: create this task's server.
         server = tf.train.Server(cluster, job_name=flag_values.job_name,
@@ -217,6 +227,27 @@ def train(flag_values=FLAGS) -> dict:
 
         train_step = opt.minimize(cross_entropy, global_step=global_step)
 
+        if flag_values.use_supervisor:
+            # TensorFlow's program: the Supervisor runs the sync-replicas local init once
+            # the model is ready for it (ready_for_local_init_op).
+            local_init_op = ready_for_local_init_op = None
+            if flag_values.sync_replicas:
+                local_init_op = opt.local_step_init_op
+                if is_chief:
+                    local_init_op = opt.chief_init_op
+                ready_for_local_init_op = opt.ready_for_local_init_op
+                # Initial token and chief queue runners required by the sync_replicas mode
+                chief_queue_runner = opt.get_chief_queue_runner()
+                sync_init_op = opt.get_init_tokens_op(flag_values.num_init_tokens)
+            init_op = tf.global_variables_initializer()
+
+    if flag_values.use_supervisor:
+        return _train_with_supervisor(
+            flag_values, server, mnist,
+            is_chief, worker_spec, (x, y_, global_step, cross_entropy, train_step),
+            init_op, local_init_op, ready_for_local_init_op,
+            (chief_queue_runner, sync_init_op) if flag_values.sync_replicas else None)
+
     hooks = [tf.train.StopAtStepHook(last_step=flag_values.train_steps)]
     if flag_values.sync_replicas:
         # Sets up the local step, the chief's queue runner and the initial tokens.
@@ -235,11 +266,7 @@ def train(flag_values=FLAGS) -> dict:
     else:
         print(f"Worker {flag_values.task_index}: Waiting for session to be initialized...")
 
-    if flag_values.existing_servers:
-        master = "grpc://" + worker_spec[flag_values.task_index]
-        print(f"Using existing server at: {master}")
-    else:
-        master = server.target
+    master = _master(flag_values, server, worker_spec)
 
     record = {"losses": [], "global_steps": []}
     run_options = tf.RunOptions(timeout_in_ms=flag_values.run_timeout_ms)
@@ -276,6 +303,99 @@ def train(flag_values=FLAGS) -> dict:
     with tf.Session(master, config=sess_config) as sess:
         val_xent, final_step = sess.run([cross_entropy, global_step], feed_dict=val_feed,
                                         options=run_options)
+    record["validation_xent"] = float(val_xent)
+    record["final_global_step"] = int(final_step)
+    print(f"After {final_step} training step(s), validation cross entropy = {val_xent:g}")
+    return record
+
+
+def _master(flag_values, server, worker_spec) -> str:
+    if flag_values.existing_servers:
+        master = "grpc://" + worker_spec[flag_values.task_index]
+        print(f"Using existing server at: {master}")
+        return master
+    return server.target
+
+
+def _train_with_supervisor(flag_values, server, mnist, is_chief, worker_spec, model, init_op,
+                           local_init_op, ready_for_local_init_op, sync) -> dict:
+    """TensorFlow's session code path: ``tf.train.Supervisor`` and its own step loop."""
+    x, y_, global_step, cross_entropy, train_step = model
+    train_dir = tempfile.mkdtemp()
+    if flag_values.sync_replicas:
+        sv = tf.train.Supervisor(
+            is_chief=is_chief,
+            logdir=train_dir,
+            init_op=init_op,
+            local_init_op=local_init_op,
+            ready_for_local_init_op=ready_for_local_init_op,
+            recovery_wait_secs=1,
+            global_step=global_step)
+    else:
+        sv = tf.train.Supervisor(
+            is_chief=is_chief,
+            logdir=train_dir,
+            init_op=init_op,
+            recovery_wait_secs=1,
+            global_step=global_step)
+
+    sess_config = tf.ConfigProto(
+        allow_soft_placement=True, log_device_placement=False,
+        device_filters=["/job:ps", f"/job:worker/task:{flag_values.task_index}"])
+
+    # The chief worker (task_index==0) session will prepare the session,
+    # while the remaining workers will wait for the preparation to complete.
+    if is_chief:
+        print(f"Worker {flag_values.task_index}: Initializing session...")
+    else:
+        print(f"Worker {flag_values.task_index}: Waiting for session to be initialized...")
+    master = _master(flag_values, server, worker_spec)
+    sess = sv.prepare_or_wait_for_session(master, config=sess_config)
+    print(f"Worker {flag_values.task_index}: Session initialization complete.")
+
+    if flag_values.sync_replicas and is_chief:
+        # Chief worker will start the chief queue runner and call the init op.
+        chief_queue_runner, sync_init_op = sync
+        sess.run(sync_init_op)
+        sv.start_queue_runners(sess, [chief_queue_runner])
+
+    record = {"losses": [], "global_steps": []}
+    run_options = tf.RunOptions(timeout_in_ms=flag_values.run_timeout_ms)
+    try:
+        # Perform training
+        time_begin = time.time()
+        print(f"Training begins @ {time_begin:f}")
+        local_step = 0
+        while True:
+            # Training feed
+            batch_xs, batch_ys = mnist.next_batch(flag_values.batch_size)
+            train_feed = {x: batch_xs, y_: batch_ys}
+            _, step, xent = sess.run([train_step, global_step, cross_entropy],
+                                     feed_dict=train_feed, options=run_options)
+            local_step += 1
+            record["losses"].append(float(xent))
+            record["global_steps"].append(int(step))
+            now = time.time()
+            print(f"{now:f}: Worker {flag_values.task_index}: training step {local_step} done "
+                  f"(global step: {step})")
+            if step >= flag_values.train_steps:
+                break
+
+        time_end = time.time()
+        print(f"Training ends @ {time_end:f}")
+        print("Training elapsed time: %f s" % (time_end - time_begin))
+
+        # Validation feed
+        val_feed = {x: mnist.validation_images, y_: mnist.validation_labels}
+        val_xent, final_step = sess.run([cross_entropy, global_step], feed_dict=val_feed,
+                                        options=run_options)
+    finally:
+        # TensorFlow's program ends its process here. This one returns, so it stops the
+        # Supervisor's threads: closing the session first ends the chief queue runner's
+        # wait for the next round's gradients.
+        sv.request_stop()
+        sess.close()
+        sv.stop()
     record["validation_xent"] = float(val_xent)
     record["final_global_step"] = int(final_step)
     print(f"After {final_step} training step(s), validation cross entropy = {val_xent:g}")

@@ -55,6 +55,73 @@ def default_task(tf) -> dict:
     return out
 
 
+def _placement_builds(tf) -> dict:
+    # Each builds a graph on a cluster of one worker and two ps tasks and returns what its
+    # run fetches; "read" / "apply" is the op whose placement is recorded.
+    def variables():
+        with tf.device("/job:ps/task:0"):
+            a = tf.Variable(1.0, name="a", use_resource=True)
+        with tf.device("/job:ps/task:1"):
+            b = tf.Variable(2.0, name="b", use_resource=True)
+        return a, b
+
+    def two_resources():
+        a, b = variables()
+        return tf.raw_ops.ResourceApplyAdagrad(var=a.handle, accum=b.handle, lr=0.1,
+                                               grad=1.0, name="apply")
+
+    def two_resources_on_worker():
+        a, b = variables()
+        with tf.device("/job:worker/task:0"):
+            return tf.raw_ops.ResourceApplyAdagrad(var=a.handle, accum=b.handle, lr=0.1,
+                                                   grad=1.0, name="apply")
+
+    def read_pinned_elsewhere():
+        a, _ = variables()
+        with tf.device("/job:ps/task:1"):
+            return tf.raw_ops.ReadVariableOp(resource=a.handle, dtype=tf.float32, name="read")
+
+    def read_colocated_elsewhere():
+        a, b = variables()
+        with tf.colocate_with(b.op):
+            return tf.raw_ops.ReadVariableOp(resource=a.handle, dtype=tf.float32, name="read")
+
+    return {f.__name__: f for f in (two_resources, two_resources_on_worker,
+                                    read_pinned_elsewhere, read_colocated_elsewhere)}
+
+
+def placement(tf) -> dict:
+    """Per case and ``allow_soft_placement``: the error class and the placer's message (its
+    "Cannot ..." line, without the "Detected at node" traces), or the device the op ran on."""
+    cluster = tf.train.ClusterSpec({"worker": [f"localhost:{_free_port()}"],
+                                    "ps": [f"localhost:{_free_port()}" for _ in range(2)]})
+    worker = tf.train.Server(cluster, job_name="worker", task_index=0)
+    for i in range(2):
+        tf.train.Server(cluster, job_name="ps", task_index=i)
+    out = {}
+    for name, build in _placement_builds(tf).items():
+        for soft in (False, True):
+            with tf.Graph().as_default():
+                fetch = build()
+                config = tf.ConfigProto(allow_soft_placement=soft)
+                try:
+                    with tf.Session(worker.target, config=config) as sess:
+                        sess.run(tf.global_variables_initializer())
+                        meta = tf.RunMetadata()
+                        sess.run(fetch, options=tf.RunOptions(trace_level=3),
+                                 run_metadata=meta)
+                    got = {"ran_on": sorted(
+                        d.device for d in meta.step_stats.dev_stats
+                        if any(n.node_name in ("read", "apply") for n in d.node_stats))}
+                except Exception as e:  # the class and message are what is recorded
+                    lines = str(e).strip().splitlines()
+                    got = {"error": type(e).__name__,
+                           "message": next((x for x in lines if x.startswith("Cannot ")),
+                                           lines[-1])}
+            out[f"{name}/soft={soft}"] = got
+    return out
+
+
 def main() -> None:
     import tensorflow as tf_root
 
@@ -62,7 +129,7 @@ def main() -> None:
     tf = tf_root.compat.v1
     tf.disable_eager_execution()
     tf.get_logger().setLevel("ERROR")
-    out = {"default_task": default_task(tf)}
+    out = {"default_task": default_task(tf), "placement": placement(tf)}
     with open(GOLDEN, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

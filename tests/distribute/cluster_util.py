@@ -9,3 +9,17 @@ def sub_cluster(workers, ps):
 
     return tm.train.ClusterSpec({"worker": [w.target[len("grpc://"):] for w in workers],
                                  "ps": [p.target[len("grpc://"):] for p in ps]})
+
+
+def destroy_token_queue(target, device="/job:ps/task:0", dtype=None):
+    """Destroys SyncReplicasOptimizer's token queue (``shared_name="sync_token_q"``) on
+    ``device``: a chief's queue runner closes it when it stops (as TensorFlow's), and a
+    later test's optimizer would find it closed."""
+    import tfmini as tm
+
+    with tm.Graph().as_default() as g, tm.device(device):
+        q = tm.FIFOQueue(-1, dtype or tm.int64, shapes=(), name="sync_token_q",
+                         shared_name="sync_token_q")
+        destroy = tm.raw_ops.DestroyResourceOp(resource=q.queue_ref, ignore_lookup_error=True)
+    with tm.Session(target, graph=g) as sess:
+        sess.run(destroy)

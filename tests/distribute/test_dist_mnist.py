@@ -1,6 +1,8 @@
 """TensorFlow's distributed MNIST program (examples/dist_mnist.py) on the package's local Ray
 cluster (127.0.0.1 only): 1 ps + 2 workers, sync replicas on, between-graph replication.
 
+Run twice: with ``MonitoredTrainingSession`` (the example's default) and with
+``--use_supervisor``, TensorFlow's own ``Supervisor`` code path.
 The ps and worker tasks are the shared cluster's actor processes (ended by PID in
 tests/distribute/conftest.py); the two worker programs run as two client threads here, each
 with ``--existing_servers`` pointing at its task, as TensorFlow's program does. The test
@@ -62,7 +64,9 @@ class _QuickPollSessionManager(monitored_session.SessionManager):
 
 def _destroy_resources(graph, target):
     # The tasks' resources outlive the program (as TF's do): free the names of its
-    # variables, accumulators and token queue, so other modules can reuse them.
+    # variables, accumulators and token queue, so other modules can reuse them. (The
+    # Supervisor finalized the graph; these ops are the test's, not the program's.)
+    graph._finalized = False
     with graph.as_default():
         destroy = []
         for op in graph.get_operations():
@@ -77,8 +81,7 @@ def _destroy_resources(graph, target):
         sess.run(destroy)
 
 
-def test_dist_mnist_trains_with_sync_replicas(ray_cluster, example, monkeypatch):
-    monkeypatch.setattr(monitored_session, "SessionManager", _QuickPollSessionManager)
+def _train_two_workers(ray_cluster, example, extra_flags):
     workers, ps = ray_cluster
     spec = sub_cluster(workers[:2], ps[:1])
     hosts = spec.as_dict()
@@ -86,7 +89,8 @@ def test_dist_mnist_trains_with_sync_replicas(ray_cluster, example, monkeypatch)
     common = ["--existing_servers", "--sync_replicas", f"--train_steps={train_steps}",
               "--batch_size=50", "--hidden_units=32", "--learning_rate=0.01",
               f"--ps_hosts={','.join(hosts['ps'])}",
-              f"--worker_hosts={','.join(hosts['worker'])}", "--run_timeout_ms=20000"]
+              f"--worker_hosts={','.join(hosts['worker'])}", "--run_timeout_ms=20000",
+              *extra_flags]
     flag_sets = [_flags(example, [*common, "--job_name=worker", f"--task_index={t}"])
                  for t in range(2)]
     assert [f.task_index for f in flag_sets] == [0, 1]
@@ -111,6 +115,10 @@ def test_dist_mnist_trains_with_sync_replicas(ray_cluster, example, monkeypatch)
             _destroy_resources(graphs[task], workers[task].target)
     assert not any(t.is_alive() for t in threads), "a worker program did not end"
     assert not errors, errors
+    _check_training(example, records, train_steps)
+
+
+def _check_training(example, records, train_steps):
     for rec in records:
         steps = rec["global_steps"]
         # The global step advances (one update per round of 2 aggregated gradients) and
@@ -129,3 +137,19 @@ def test_dist_mnist_trains_with_sync_replicas(ray_cluster, example, monkeypatch)
     chance = example.SyntheticMnist().validation_images.shape[0] * np.log(10.0)
     assert records[1]["validation_xent"] == chief["validation_xent"]  # one model, on the ps
     assert chief["validation_xent"] < 0.1 * chance
+
+
+def test_dist_mnist_trains_with_sync_replicas(ray_cluster, example, monkeypatch):
+    monkeypatch.setattr(monitored_session, "SessionManager", _QuickPollSessionManager)
+    _train_two_workers(ray_cluster, example, [])
+
+
+def test_dist_mnist_trains_with_supervisor_as_tensorflows_program(ray_cluster, example):
+    # TensorFlow's own session code: Supervisor(ready_for_local_init_op=...,
+    # recovery_wait_secs=1), the chief's sync init op and chief queue runner, a step loop
+    # that ends at --train_steps. The non-chief waits for the chief in its Supervisor,
+    # polling every second; no initial tokens make the first round wait for it (else the
+    # chief may finish all 20 steps alone before the non-chief's first poll, which leaves
+    # the non-chief waiting for a round that no chief queue runner will apply, in
+    # TensorFlow's program as here).
+    _train_two_workers(ray_cluster, example, ["--use_supervisor", "--num_init_tokens=0"])

@@ -1,6 +1,8 @@
 """One process per task (tfmini/distribute/launch.py): TensorFlow's distributed MNIST program
 (examples/dist_mnist.py) launched as three command lines, 1 ps + 2 workers, each creating its
-own ``tm.train.Server`` from ``--job_name``/``--task_index``, as TensorFlow 1 programs run.
+own ``tm.train.Server`` from ``--job_name``/``--task_index``, as TensorFlow 1 programs run;
+with its default MonitoredTrainingSession and with ``--use_supervisor`` (TensorFlow's own
+Supervisor code).
 
 The processes find each other through the ClusterSpec alone: the ps task (the cluster's head
 task) starts a Ray instance of its own on 127.0.0.1 at its ps port, the workers join it. That
@@ -185,7 +187,8 @@ def _wait_for_line(path: pathlib.Path, pattern: str, proc: subprocess.Popen, tim
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds processes in /proc")
-def test_dist_mnist_as_one_process_per_task(tmp_path):
+@pytest.mark.parametrize("session", ["monitored", "supervisor"])
+def test_dist_mnist_as_one_process_per_task(tmp_path, session):
     if not os.access("/proc/self/environ", os.R_OK):
         pytest.skip("cannot read process environments in /proc")
     # A short Ray temp dir (its socket paths must stay under 107 characters), unique: every
@@ -207,7 +210,8 @@ def test_dist_mnist_as_one_process_per_task(tmp_path):
               f"--worker_hosts=localhost:{w0_port},localhost:{w1_port}",
               "--sync_replicas", "--num_init_tokens=0", f"--train_steps={train_steps}",
               "--batch_size=50",
-              "--hidden_units=32", "--learning_rate=0.01", "--run_timeout_ms=30000"]
+              "--hidden_units=32", "--learning_rate=0.01", "--run_timeout_ms=30000",
+              *(["--use_supervisor"] if session == "supervisor" else [])]
     procs: dict[str, subprocess.Popen] = {}
     logs: dict[str, pathlib.Path] = {}
 
@@ -228,10 +232,14 @@ def test_dist_mnist_as_one_process_per_task(tmp_path):
     try:
         launch_task("ps", "ps", 0)
         launch_task("worker0", "worker", 0)
-        # A non-chief worker polls for the chief's initialisation every 30 s (TensorFlow's
-        # MonitoredTrainingSession): start it once the chief has initialised the model.
-        _wait_for_line(logs["worker0"], r"^Worker 0: Session initialization complete",
-                       procs["worker0"], timeout=90)
+        if session == "monitored":
+            # A non-chief worker polls for the chief's initialisation every 30 s
+            # (TensorFlow's MonitoredTrainingSession): start it once the chief has
+            # initialised the model.
+            _wait_for_line(logs["worker0"], r"^Worker 0: Session initialization complete",
+                           procs["worker0"], timeout=90)
+        # With TensorFlow's Supervisor (recovery_wait_secs=1) all start at once, as
+        # TensorFlow's program is started.
         launch_task("worker1", "worker", 1)
         for name in ("worker0", "worker1"):
             try:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.distribute.cluster_util import sub_cluster
+from tests.distribute.cluster_util import destroy_token_queue, sub_cluster
 
 ray = pytest.importorskip("ray")
 
@@ -282,3 +282,7 @@ def test_sync_replicas_across_processes_match_tf_and_threads(cluster, golden):
         coord.request_stop()
         for s in sessions:
             s.close()  # cancels the chief's take waiting on the ps
+        # The queue runner's stop closed the token queue on the ps: destroy it once its
+        # threads ended, so a later module's optimizer makes a fresh one.
+        coord.join(stop_grace_period_secs=10, ignore_live_threads=True)
+        destroy_token_queue(workers[0].target)

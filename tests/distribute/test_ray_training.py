@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.distribute.cluster_util import sub_cluster
+from tests.distribute.cluster_util import destroy_token_queue, sub_cluster
 from tfmini.train.monitored_session import report_uninitialized_variables
 
 ray = pytest.importorskip("ray")
@@ -105,6 +105,7 @@ def test_monitored_training_sessions_chief_and_worker(cluster, golden, tmp_path)
         for s in sessions:
             s.close()  # the chief's close cancels its queue runner's take on the ps
         tm.summary.FileWriterCache.clear()  # the chief's summary hooks' writer thread
+        destroy_token_queue(workers[0].target)  # closed by the chief's queue runner
     # Closing the chief saved the last step's checkpoint, with the trained values.
     path = tm.train.latest_checkpoint(ckpt)
     assert path.endswith(f"model.ckpt-{int(want['linear/gs'])}")

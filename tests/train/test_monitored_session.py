@@ -208,6 +208,9 @@ def test_supervisor_managed_session(graph, tmp_path):
     with sv.managed_session() as sess:
         for _ in range(2):
             sess.run(train)
+        # TensorFlow's Supervisor saves no checkpoint when the session ends
+        # (tests/train/test_supervisor.py): save one here to restore below.
+        sv.saver.save(sess, sv.save_path, global_step=sv.global_step)
     assert tm.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-2")
     graph._finalized = False
     sv2 = tm.train.Supervisor(logdir=str(tmp_path), save_model_secs=0)

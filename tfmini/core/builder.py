@@ -433,6 +433,7 @@ def _build(
     )
     if scope.device_stack or scope.colocate_op is not None:
         op.device = apply_device_stack(scope, op)
+        op.colocation_op = scope.colocate_op
     if op_def.only_devices and op.device:
         # A device that names a task but no device type (`/job:worker` from a
         # replica_device_setter): TensorFlow's placer picks the task's device that has the

@@ -220,6 +220,9 @@ class Operation:
     defined_at: SourceLocation
     _id: int
     outputs: tuple[Output, ...] = ()
+    # The op this one was built under ``colocate_with`` (None: none): the placer of a
+    # distributed run checks it against the op's resources (tfmini/distribute/partition.py).
+    colocation_op: Operation | None = None
 
     @property
     def attrs(self) -> Mapping[str, Any]:

@@ -1,8 +1,10 @@
 """Splitting a run's ops by task into one part per task, joined by _Send/_Recv pairs.
 
-Every op runs on the task its device names (``/job:<job>/task:<i>``, task 0 when only the job
-is named); an op without a job runs where its resource input lives (a read beside its
-variable, as TensorFlow's placer colocates resource ops) or else on the session's own task.
+An op with a resource input runs where that resource lives (a read beside its variable, as
+TensorFlow's placer colocates resource ops, over the op's own device); every other op runs
+on the task its device names (``/job:<job>/task:<i>``, task 0 when only the job is named), or
+else on the session's own task. An op whose resource inputs live on two tasks is an
+InvalidArgumentError with TensorFlow's placer message.
 Each task's ops form one part, shipped as a graph_def, as TensorFlow's graph partitioner does
 (tensorflow/core/graph/graph_partition.cc): a tensor one task produces and another consumes
 becomes a ``_Send`` in the producer's part and a ``_Recv`` in the consumer's, a control edge
@@ -73,8 +75,14 @@ def _task_of_device(op: Operation, cluster_spec: Any) -> tuple[str, int] | None:
 
 
 def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
-              cluster_spec: Any, default_task: tuple[str, int]) -> list[Part]:
-    """The per-task parts that compute ``outputs`` and run ``targets`` from ``feeds``."""
+              cluster_spec: Any, default_task: tuple[str, int],
+              soft_placement: bool = False) -> list[Part]:
+    """The per-task parts that compute ``outputs`` and run ``targets`` from ``feeds``.
+
+    ``soft_placement`` (the session's ``allow_soft_placement``) lets an op built under
+    ``colocate_with`` run beside its resource when the two are on different tasks; without
+    it that is an InvalidArgumentError, as in TensorFlow.
+    """
     fed = set(feeds)
     needed: dict[Operation, None] = {}
     stack = [o.op for o in outputs if o not in fed] + list(targets)
@@ -101,7 +109,7 @@ def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
     order: list[Operation] = []
     while ready:
         pick = ready.pop(0)
-        task_of[pick] = _place(pick, cluster_spec, default_task, task_of, fed)
+        task_of[pick] = _place(pick, cluster_spec, default_task, task_of, fed, soft_placement)
         order.append(pick)
         for u in users[pick]:
             indegree[u] -= 1
@@ -148,14 +156,66 @@ def partition(outputs: list[Output], feeds: tuple, targets: list[Operation],
 
 
 def _place(op: Operation, cluster_spec: Any, default_task: tuple[str, int],
-           task_of: dict, fed: set) -> tuple[str, int]:
+           task_of: dict, fed: set, soft_placement: bool = False) -> tuple[str, int]:
+    """``op``'s task: that of its resource inputs, else its device's, else the session's.
+
+    As TensorFlow's placer (tensorflow/core/common_runtime/colocation_graph.cc), a resource
+    edge colocates an op with its resource, over the op's own device (recorded from TF
+    2.21 by tools/record_goldens_dist_runtime.py): a read pinned to another task runs where
+    its variable lives.
+
+    Raises:
+        InvalidArgumentError: the op's device names no task of the cluster, its resource
+            inputs live on two tasks (TensorFlow's placer message, then the resources), or,
+            without soft placement, it is colocated with an op of another task than its
+            resource's.
+    """
     task = _task_of_device(op, cluster_spec)
-    if task is not None:
-        return task
+    first: Output | None = None
     for i in op.inputs:
-        if i.dtype == resource and i not in fed and i.op in task_of:
-            return task_of[i.op]
-    return default_task
+        if i.dtype != resource or i in fed or i.op not in task_of:
+            continue
+        if first is None:
+            first = i
+        elif task_of[i.op] != task_of[first.op]:
+            raise errors.InvalidArgumentError(
+                None, op,
+                "Cannot place the graph because a reference or resource edge connects "
+                "colocation groups with incompatible resource devices: "
+                f"{_resource_device(i, task_of)} vs {_resource_device(first, task_of)}. "
+                f"The edge src node is name='{i.op.name}' (op='{i.op.type}'), and the dst "
+                f"node is name='{op.name}' (op='{op.type}').\n"
+                f"{op.type} '{op.name}' uses the resources {first.name} of "
+                f"/job:{task_of[first.op][0]}/task:{task_of[first.op][1]} and {i.name} of "
+                f"/job:{task_of[i.op][0]}/task:{task_of[i.op][1]}: an op runs on one task, "
+                "so its resources must live on the same task.")
+    if first is None:
+        return task if task is not None else default_task
+    coloc = op.colocation_op
+    if coloc is not None and not soft_placement:
+        coloc_task = _task_of_device(coloc, cluster_spec)
+        if coloc_task is not None and coloc_task != task_of[first.op]:
+            # TensorFlow names a node of the other colocation group (its first); this is
+            # the op colocate_with was given, a node of that group.
+            raise errors.InvalidArgumentError(
+                None, op,
+                f"Cannot colocate nodes {{{{colocation_node {op.name}}}}} and "
+                f"{{{{colocation_node {coloc.name}}}}}: Cannot merge devices with "
+                f"incompatible tasks: '{_resource_device(first, task_of)}' and "
+                f"'{coloc.device}'\n"
+                f"{op.type} '{op.name}' uses the resource {first.name} of "
+                f"/job:{task_of[first.op][0]}/task:{task_of[first.op][1]} and was built under "
+                f"colocate_with({coloc.name}) of /job:{coloc_task[0]}/task:{coloc_task[1]}; "
+                "allow_soft_placement runs it beside its resource.")
+    return task_of[first.op]
+
+
+def _resource_device(t: Output, task_of: dict) -> str:
+    # The device the graph asked for, as TensorFlow's message shows it; else the task.
+    if t.op.device:
+        return t.op.device
+    job, index = task_of[t.op]
+    return f"/job:{job}/task:{index}"
 
 
 def feed_name(t: Output) -> str:

@@ -68,7 +68,9 @@ class DistributedSession(Session):
             plan = self._dist_plans.get(key)
             if plan is None:
                 parts = partition(list(outputs), feeds, list(targets),
-                                  self._cluster.cluster_spec, self._default_task)
+                                  self._cluster.cluster_spec, self._default_task,
+                                  soft_placement=bool(getattr(
+                                      self._config, "allow_soft_placement", False)))
                 plan = self._dist_plans[key] = _DistPlan(list(outputs), feeds, parts)
             return plan
 

@@ -256,8 +256,9 @@ class SessionManager:
         return context.runtime_class("Session")(master, graph=self._graph, config=config)
 
     def _restore_checkpoint(self, master: str, saver: Any, checkpoint_dir: str | None,
-                            checkpoint_filename_with_path: str | None, config: Any
-                            ) -> tuple[Any, bool]:
+                            checkpoint_filename_with_path: str | None, config: Any,
+                            wait_for_checkpoint: bool = False,
+                            max_wait_secs: float = 7200) -> tuple[Any, bool]:
         sess = self._new_session(master, config)
         if checkpoint_dir and checkpoint_filename_with_path:
             raise ValueError("Can not provide both checkpoint_dir and "
@@ -266,6 +267,14 @@ class SessionManager:
             return sess, False
         path = checkpoint_filename_with_path or checkpoint_management.latest_checkpoint(
             checkpoint_dir)
+        # As TensorFlow's: with wait_for_checkpoint, look again every recovery_wait_secs
+        # until max_wait_secs have passed.
+        waited = 0.0
+        while not path and wait_for_checkpoint and waited < max_wait_secs:
+            _log.info("Waiting for checkpoint to be available.")
+            time.sleep(self._recovery_wait_secs)
+            waited += self._recovery_wait_secs
+            path = checkpoint_management.latest_checkpoint(checkpoint_dir)
         if not path:
             return sess, False
         saver.restore(sess, path)
@@ -283,7 +292,8 @@ class SessionManager:
             RuntimeError: nothing can initialise the model, or it is still not ready.
         """
         sess, is_loaded = self._restore_checkpoint(master, saver, checkpoint_dir,
-                                                   checkpoint_filename_with_path, config)
+                                                   checkpoint_filename_with_path, config,
+                                                   wait_for_checkpoint, max_wait_secs)
         if not is_loaded:
             if init_op is None and not init_fn and self._local_init_op is None:
                 raise RuntimeError("Model is not initialized and no init_op or init_fn or "
@@ -323,7 +333,8 @@ class SessionManager:
             remaining = max_wait_secs - (time.time() - start)
             if remaining < self._recovery_wait_secs:
                 raise errors.DeadlineExceededError(
-                    None, None, f"Session was not ready after waiting {max_wait_secs} secs.")
+                    # TF formats the seconds with %d: 0.5 reads "0 secs".
+                    None, None, f"Session was not ready after waiting {int(max_wait_secs)} secs.")
             time.sleep(self._recovery_wait_secs)
 
     def _model_ready(self, sess: Any, op: Any = USE_DEFAULT) -> tuple[bool, str | None]:
