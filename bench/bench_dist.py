@@ -53,6 +53,7 @@ os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
 
 import tfmini as tm  # noqa: E402
 from tfmini.distribute import partition as partition_mod  # noqa: E402
+from tfmini.distribute.ray_support import kill_processes  # noqa: E402
 
 WORKER_COUNTS = tuple(int(n) for n in os.environ.get("BENCH_DIST_WORKERS", "1,2,4").split(","))
 STEPS = int(os.environ.get("BENCH_DIST_STEPS", "30"))
@@ -400,11 +401,7 @@ def main():
     finally:
         cluster.shutdown()
         ray.shutdown()
-        for pid in pids:  # every actor process ends, by its PID
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        kill_processes(pids)  # every actor process ends, by its PID
     print("load average at the end {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 

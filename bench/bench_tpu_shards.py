@@ -27,6 +27,7 @@ import numpy as np
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 import tfmini as tm  # noqa: E402
+from tfmini.distribute.ray_support import kill_processes  # noqa: E402
 
 VOCAB = int(os.environ.get("BENCH_TPU_VOCAB", "100000"))
 DIM, BATCH, IDS = 16, 512, 4
@@ -114,11 +115,7 @@ def main():
     finally:
         cluster.shutdown()
         ray.shutdown()
-        for pid in pids:  # every actor process ends, by its PID
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        kill_processes(pids)  # every actor process ends, by its PID
     print("load average at the end {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 

@@ -22,6 +22,7 @@ def ray_cluster(tmp_path_factory):
     """``(workers, ps)``: the :class:`tm.train.Server` lists of the shared cluster."""
     ray = pytest.importorskip("ray")
     import tfmini as tm
+    from tfmini.distribute.ray_support import kill_processes
 
     home = tmp_path_factory.mktemp("ray_home")
     env = {"RAY_USAGE_STATS_ENABLED": "0", "HOME": str(home)}
@@ -39,11 +40,7 @@ def ray_cluster(tmp_path_factory):
     c.shutdown()
     if not was_up:
         ray.shutdown()
-    for pid in pids:  # every actor process ends (by its PID) with the cluster
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
+    kill_processes(pids)  # every actor process ends (by its PID) with the cluster
     for k, v in saved.items():
         if v is None:
             os.environ.pop(k, None)

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
+from tfmini.distribute.ray_support import kill_processes
 from tfmini.distribute.server import _free_port
 from tfmini.distribute.task_server import _PartRunOptions
 from tfmini.train.basic_session_run_hooks import CheckpointRecovery
@@ -68,11 +69,7 @@ class _OwnCluster:
 
     def end(self) -> None:
         self.cluster.shutdown()
-        for pid in self.pids:
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        kill_processes(self.pids)
 
 
 @pytest.fixture

@@ -177,7 +177,7 @@ def dist_demo(workers: int = 4, ps: int = 2, mode: str = "sync", staleness: int 
     if mode not in ("sync", "async"):
         raise ValueError(f"dist-demo --mode must be sync or async, got {mode!r}")
     import tfmini as tm
-    from tfmini.distribute.ray_support import import_ray, keep_on_loopback
+    from tfmini.distribute.ray_support import import_ray, keep_on_loopback, kill_processes
 
     keep_on_loopback()
 
@@ -208,11 +208,7 @@ def dist_demo(workers: int = 4, ps: int = 2, mode: str = "sync", staleness: int 
             cluster.shutdown()
         if started:
             ray.shutdown()
-        for pid in pids:  # every actor process ends, by its PID
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        kill_processes(pids)  # every actor process ends, by its PID
     every = max(1, steps // 10)
     print("step  mean loss", file=out)
     for k in list(range(0, steps, every)) + ([steps - 1] if (steps - 1) % every else []):

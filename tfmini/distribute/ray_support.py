@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Any
 
@@ -65,3 +66,14 @@ def ensure_ray(address: str | None = None) -> Any:
 def actor_name(job: str, task: int) -> str:
     """The Ray actor name of ``/job:<job>/task:<task>`` (in :data:`NAMESPACE`)."""
     return f"tfmini/{job}/{task}"
+
+
+def kill_processes(pids) -> None:
+    """Ends the processes ``pids`` (task actors a cluster started) with SIGKILL, by PID;
+    those already gone are skipped. Ray's own shutdown leaves an actor process that is
+    blocked in a call running, so whoever started a cluster ends its processes this way."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

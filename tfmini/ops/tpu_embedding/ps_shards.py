@@ -33,7 +33,6 @@ from typing import Any
 import attrs
 import numpy as np
 
-from tfmini import errors
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
@@ -57,6 +56,7 @@ from tfmini.ops.tpu_embedding.state import (
     embedding_device,
     failed_precondition,
     parse_config,
+    take_batch,
 )
 
 __all__ = ["shard_config"]
@@ -143,25 +143,8 @@ def dequeue_shard_ids_kernel(ctx, *, NR, config):  # noqa: N803  (TensorFlow's a
     dev, state = _host_state(ctx, config, what)
     _check_count(NR, state, "NR", what)
     with dev.cond:
-        ctx.wait(dev.cond, lambda: dev.state is not state or bool(state.queue),
-                 "an enqueued TPU embedding batch",
-                 detail=lambda: "no EnqueueTPUEmbedding* op has run since the last Recv")
-        if dev.state is not state:
-            raise errors.AbortedError(
-                None, None, "The TPU embedding was reconfigured while the host was waiting for "
-                "a batch")
-        batch = state.queue.popleft()
-        old_pending = state.pending
-        state.pending = batch
-
-    def undo() -> None:
-        with dev.cond:
-            if state.pending is batch:
-                state.pending = old_pending
-            state.queue.appendleft(batch)
-            dev.cond.notify_all()
-
-    ctx.on_failure(undo)
+        batch = take_batch(ctx, dev, state, "The TPU embedding was reconfigured while the "
+                           "host was waiting for a batch")
     n_tables = len(state.tables)
     out: list[np.ndarray] = [np.zeros((0,), np.int64)] * (_num_hosts(state) * n_tables)
     for t in range(n_tables):

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from tfmini import errors
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
@@ -36,6 +35,7 @@ from tfmini.ops.tpu_embedding.state import (
     embedding_device,
     failed_precondition,
     parse_config,
+    take_batch,
 )
 from tfmini.ops.tpu_embedding.updates import apply_optimizer
 
@@ -99,27 +99,9 @@ def recv_tpu_embedding_activations_kernel(ctx, *, num_outputs, config):
             raise invalid_argument(
                 f"{what} has {num_outputs} outputs; the configuration has {len(state.shapes)}"
             )
-        ctx.wait(dev.cond, lambda: dev.state is not state or bool(state.queue),
-                 "an enqueued TPU embedding batch",
-                 detail=lambda: "no EnqueueTPUEmbedding* op has run since the last Recv")
-        if dev.state is not state:
-            raise errors.AbortedError(
-                None, None, "The TPU embedding was reconfigured while Recv was waiting"
-            )
-        batch = state.queue.popleft()
-        old_pending = state.pending
-        state.pending = batch
-        acts = activations(state, batch)
-
-    def undo() -> None:
-        with dev.cond:
-            if state.pending is batch:
-                state.pending = old_pending
-            state.queue.appendleft(batch)
-            dev.cond.notify_all()
-
-    ctx.on_failure(undo)
-    return acts
+        batch = take_batch(ctx, dev, state,
+                           "The TPU embedding was reconfigured while Recv was waiting")
+        return activations(state, batch)
 
 
 # ----------------------------------------------------------------------------------------

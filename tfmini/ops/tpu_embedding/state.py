@@ -214,6 +214,33 @@ def configured(dev: EmbeddingDevice, what: str) -> Configured:
     return state
 
 
+def take_batch(ctx: Any, dev: EmbeddingDevice, state: Configured, reconfigured: str) -> Batch:
+    """Waits (with the run's deadline) for an enqueued batch and makes it the pending one;
+    a failed run puts it back in front of the queue, with the former pending batch.
+
+    Call with ``dev.cond`` held. ``reconfigured``: the AbortedError's message when the
+    device is configured anew while this waits.
+    """
+    ctx.wait(dev.cond, lambda: dev.state is not state or bool(state.queue),
+             "an enqueued TPU embedding batch",
+             detail=lambda: "no EnqueueTPUEmbedding* op has run since the last Recv")
+    if dev.state is not state:
+        raise errors.AbortedError(None, None, reconfigured)
+    batch = state.queue.popleft()
+    old_pending = state.pending
+    state.pending = batch
+
+    def undo() -> None:
+        with dev.cond:
+            if state.pending is batch:
+                state.pending = old_pending
+            state.queue.appendleft(batch)
+            dev.cond.notify_all()
+
+    ctx.on_failure(undo)
+    return batch
+
+
 # ----------------------------------------------------------------------------------------
 # ConfigureTPUEmbedding
 
