@@ -88,3 +88,22 @@ def test_adam_training_same_with_and_without_loop(monkeypatch):
                     return sess.run(w)
 
     np.testing.assert_array_equal(train(True), train(False))
+
+
+def test_no_working_compiler_means_no_library(monkeypatch, tmp_path):
+    monkeypatch.setenv("TFMINI_NATIVE_DIR", str(tmp_path))
+    monkeypatch.setenv("CC", "/bin/false")
+    assert native._load() is None
+    assert not any(tmp_path.iterdir())  # no half-written library left behind
+
+
+@needs_native
+def test_compiles_into_the_cache_dir_and_reuses_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("TFMINI_NATIVE_DIR", str(tmp_path))
+    lib = native._load()
+    assert lib is not None and hasattr(lib, "tfmini_adam_f32")
+    built = sorted(tmp_path.iterdir())
+    assert len(built) == 1 and built[0].suffix == ".so"
+    mtime = built[0].stat().st_mtime_ns
+    assert native._load() is not None
+    assert built[0].stat().st_mtime_ns == mtime  # loaded, not compiled again
