@@ -9,6 +9,7 @@
 * ``memory``: the per-allocation cap kernels check before allocating a requested size;
 * ``segment_reduce``: row sums by id, stable integer sorts and ``Unique``'s arithmetic;
 * ``parallel``: work sharing for large kernels, as wide as the runtime's thread policy allows.
+* ``native``: fused elementwise loops (Adam's update) compiled on first use, NumPy otherwise.
 
 Families import these modules directly (``from tfmini.ops.common.kernel_util import ...``).
 """

@@ -173,12 +173,14 @@ def run(parts: Sequence[Callable[[], object]]) -> None:
 def elementwise(fn: Callable[..., object], arrays: Sequence[np.ndarray], *args) -> None:
     """``fn(*arrays, *args)``, or the same on matching slices of the flattened ``arrays`` in
     parts shared with the helpers when they are large (every array the same size and
-    C-contiguous: the outputs among them are written through the slices)."""
+    C-contiguous: the outputs among them are written through the slices). A None among
+    ``arrays`` is passed as None to every part."""
     size = arrays[0].size
     parts = elementwise_parts(size)
-    if parts > 1 and all(a.size == size and a.flags.c_contiguous for a in arrays):
-        flat = [a.reshape(-1) for a in arrays]
-        run([lambda s=s, e=e: fn(*[a[s:e] for a in flat], *args)
+    given = [a for a in arrays if a is not None]
+    if parts > 1 and all(a.size == size and a.flags.c_contiguous for a in given):
+        flat = [None if a is None else a.reshape(-1) for a in arrays]
+        run([lambda s=s, e=e: fn(*[None if a is None else a[s:e] for a in flat], *args)
              for s, e in bounds(size, parts)])
     else:
         fn(*arrays, *args)

@@ -47,7 +47,7 @@ from tfmini import errors
 from tfmini.core.dtypes import DType, tf_type_name
 from tfmini.core.registry import no_gradient, register_op
 from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
-from tfmini.ops.common import parallel, shape_fns
+from tfmini.ops.common import native, parallel, shape_fns
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.common.resources import ResourceHandle, lookup_resource
 from tfmini.ops.common.type_lists import NUMERIC_TYPES
@@ -302,7 +302,13 @@ def _adam_slice(x, m, v, grad, new_m, new_v, out, denom, c1, c2, alpha, b1, eps,
     """Adam on (slices of) the arrays, in TensorFlow's order of operations
     (training_ops.cc): ``m + (grad - m) * (1 - beta1)``, ``v + (grad**2 - v) * (1 - beta2)``,
     ``var - m * alpha / (sqrt(v) + epsilon)``; ``c1``, ``c2`` are ``1 - beta1``,
-    ``1 - beta2``."""
+    ``1 - beta2``. One compiled loop where it is available (ops/common/native.py: the same
+    operations in the same order, so the same bits); ``denom`` (None: allocated here) is
+    the NumPy passes' work buffer."""
+    if native.adam(x, m, v, grad, new_m, new_v, out, c1, c2, alpha, b1, eps, nesterov):
+        return
+    if denom is None:
+        denom = np.empty_like(new_v)
     np.subtract(grad, m, out=new_m)
     new_m *= c1
     new_m += m
@@ -345,10 +351,12 @@ def _adam_kernel(op_type: str) -> Callable:
             one = np.ones((), x.dtype)
             alpha = lr * np.sqrt(one - b2p) / (one - b1p)
             new_m, new_v, out = m_r.scratch(), v_r.scratch(), var_r.scratch()
-            # The denominator in the variable's kept work buffer: no fresh temporaries. A
-            # large variable's update is shared out in slices (ops/common/parallel.py).
+            # One compiled pass where it is available; otherwise the denominator in the
+            # variable's kept work buffer: no fresh temporaries. A large variable's update
+            # is shared out in slices (ops/common/parallel.py).
+            work = None if native.available() else var_r.work_buffer()
             parallel.elementwise(
-                _adam_slice, (x, mv, vv, grad, new_m, new_v, out, var_r.work_buffer()),
+                _adam_slice, (x, mv, vv, grad, new_m, new_v, out, work),
                 one - b1, one - b2, alpha, b1, eps, use_nesterov)
             m_r.replace(ctx, new_m)
             v_r.replace(ctx, new_v)

@@ -1,0 +1,220 @@
+"""Fused elementwise loops compiled on first use, with NumPy as the fallback.
+
+An update such as Adam's is a dozen NumPy passes over the variable (each ufunc call is one
+pass, each with its own temporaries), where one loop reading every input once would do.
+This module compiles such loops from a small C source with the machine's C compiler the
+first time a kernel asks for them, keeps the shared library in a per-user cache keyed by
+the source, the flags and the CPU's instruction-set flags, and loads it with ``ctypes``
+(whose calls release the GIL, as NumPy's loops do).
+
+The loops do TensorFlow's arithmetic in TensorFlow's order, one IEEE operation at a time:
+no fused multiply-add (``-ffp-contract=off``), no reassociation (no ``-ffast-math``), the
+square root and division correctly rounded. So they give the same bits as the NumPy
+passes they replace (tested, special values included), at any vector width.
+
+When no compiler is found, compiling fails, or ``TFMINI_NATIVE=0`` is set, :func:`adam`
+returns False and the kernel runs its NumPy passes: results are the same either way.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import numpy as np
+
+__all__: list[str] = []  # shared helpers, imported by name (not part of tm.*)
+
+_SOURCE = r"""
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+static int overlap(const void *p, const void *q, size_t bytes) {
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    return a < b + bytes && b < a + bytes;
+}
+
+/* restrict: the outputs overlap nothing (checked by the caller), so the loop vectorizes. */
+#define ADAM_LOOP(NAME, T, SQRT, R)                                                     \
+static void NAME(const T *R x, const T *R m, const T *R v, const T *R g, T *R nm,      \
+                 T *R nv, T *R out, ptrdiff_t n, T c1, T c2, T alpha, T b1, T eps,     \
+                 int nesterov) {                                                       \
+    if (nesterov) {                                                                    \
+        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
+            T gi = g[i], mi = m[i], vi = v[i];                                         \
+            T a = (gi - mi) * c1 + mi;                                                 \
+            T b = (gi * gi - vi) * c2 + vi;                                            \
+            T o = x[i] - ((a * b1 + gi * c1) * alpha) / (SQRT(b) + eps);               \
+            nm[i] = a;                                                                 \
+            nv[i] = b;                                                                 \
+            out[i] = o;                                                                \
+        }                                                                              \
+    } else {                                                                           \
+        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
+            T gi = g[i], mi = m[i], vi = v[i];                                         \
+            T a = (gi - mi) * c1 + mi;                                                 \
+            T b = (gi * gi - vi) * c2 + vi;                                            \
+            T o = x[i] - (a * alpha) / (SQRT(b) + eps);                                \
+            nm[i] = a;                                                                 \
+            nv[i] = b;                                                                 \
+            out[i] = o;                                                                \
+        }                                                                              \
+    }                                                                                  \
+}
+
+#define ADAM(NAME, T, SQRT)                                                            \
+ADAM_LOOP(NAME##_restrict, T, SQRT, restrict)                                          \
+ADAM_LOOP(NAME##_plain, T, SQRT, )                                                     \
+void NAME(const T *x, const T *m, const T *v, const T *g, T *nm, T *nv, T *out,        \
+          ptrdiff_t n, T c1, T c2, T alpha, T b1, T eps, int nesterov) {                \
+    size_t bytes = (size_t)n * sizeof(T);                                              \
+    const void *ins[4] = {x, m, v, g};                                                 \
+    void *outs[3] = {nm, nv, out};                                                     \
+    int aliased = 0;                                                                   \
+    for (int j = 0; j < 3; ++j) {                                                      \
+        for (int k = 0; k < 4; ++k) aliased |= overlap(outs[j], ins[k], bytes);        \
+        for (int k = j + 1; k < 3; ++k) aliased |= overlap(outs[j], outs[k], bytes);   \
+    }                                                                                  \
+    if (aliased)                                                                       \
+        NAME##_plain(x, m, v, g, nm, nv, out, n, c1, c2, alpha, b1, eps, nesterov);    \
+    else                                                                               \
+        NAME##_restrict(x, m, v, g, nm, nv, out, n, c1, c2, alpha, b1, eps, nesterov); \
+}
+
+ADAM(tfmini_adam_f32, float, sqrtf)
+ADAM(tfmini_adam_f64, double, sqrt)
+"""
+
+# -march=native: the library is compiled where it runs (the cache key holds the CPU's
+# flags). No -ffast-math: it would reassociate and flush denormals to zero.
+_FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno", "-shared",
+          "-fPIC")
+_FALLBACK_FLAGS = ("-O3", "-ffp-contract=off", "-fno-math-errno", "-shared", "-fPIC")
+
+_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+_tried = False
+_ADAM_ARGS = {
+    np.dtype(np.float32): ("tfmini_adam_f32", ctypes.c_float),
+    np.dtype(np.float64): ("tfmini_adam_f64", ctypes.c_double),
+}
+_adam_fns: dict = {}
+
+
+def _cpu_flags() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    return line
+    except OSError:
+        pass
+    return ""
+
+
+def _cache_dir() -> str:
+    base = os.environ.get("TFMINI_NATIVE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                               ".cache")
+        base = os.path.join(xdg, "tfmini", "native")
+    return base
+
+
+def _compile(cc: str, flags: tuple[str, ...], path: str) -> bool:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=os.path.dirname(path))
+    os.close(fd)
+    try:
+        proc = subprocess.run([cc, *flags, "-x", "c", "-", "-o", tmp, "-lm"],
+                              input=_SOURCE.encode(), capture_output=True, timeout=60)
+        if proc.returncode != 0:
+            return False
+        os.replace(tmp, path)  # atomic: a concurrent process loads a whole file or none
+        return True
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _load() -> ctypes.CDLL | None:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc or not sys.platform.startswith("linux"):
+        return None
+    for flags in (_FLAGS, _FALLBACK_FLAGS):
+        key = hashlib.sha256("\0".join((_SOURCE, cc, *flags, _cpu_flags())).encode())
+        path = os.path.join(_cache_dir(), f"kernels-{key.hexdigest()[:20]}.so")
+        try:
+            if os.path.exists(path) or _compile(cc, flags, path):
+                return ctypes.CDLL(path)
+        except OSError:
+            continue
+    return None
+
+
+def _library() -> ctypes.CDLL | None:
+    global _lib, _tried
+    if not _tried:
+        with _lock:
+            if not _tried:
+                if os.environ.get("TFMINI_NATIVE", "1") != "0":
+                    _lib = _load()
+                _tried = True
+    return _lib
+
+
+def available() -> bool:
+    """Whether the compiled loops are in use (compiling them if not tried yet)."""
+    return _library() is not None
+
+
+def _adam_fn(dtype: np.dtype):
+    fn = _adam_fns.get(dtype)
+    if fn is None:
+        lib = _library()
+        spec = _ADAM_ARGS.get(dtype)
+        if lib is None or spec is None:
+            return None
+        name, scalar = spec
+        fn = getattr(lib, name)
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_ssize_t] + [scalar] * 5 + [
+            ctypes.c_int]
+        _adam_fns[dtype] = fn
+    return fn
+
+
+def adam(x, m, v, grad, new_m, new_v, out, c1, c2, alpha, b1, eps, nesterov) -> bool:
+    """Adam's update in one loop, as ``training_ops._adam_slice`` computes it in NumPy
+    passes: ``new_m = (grad - m) * c1 + m``, ``new_v = (grad * grad - v) * c2 + v``,
+    ``out = x - (new_m * alpha) / (sqrt(new_v) + eps)`` (Nesterov: ``new_m * alpha``
+    replaced by ``(new_m * b1 + grad * c1) * alpha``).
+
+    Returns False, having done nothing, when the loop is not compiled or the arrays are
+    not all C-contiguous float32 (or all float64) arrays of one size.
+    """
+    dtype = x.dtype
+    fn = _adam_fns.get(dtype)
+    if fn is None:
+        fn = _adam_fn(dtype)
+        if fn is None:
+            return False
+    arrays = (x, m, v, grad, new_m, new_v, out)
+    n = x.size
+    for a in arrays:
+        if a.dtype != dtype or a.size != n or not a.flags.c_contiguous:
+            return False
+    if not (new_m.flags.writeable and new_v.flags.writeable and out.flags.writeable):
+        return False
+    fn(*[a.ctypes.data for a in arrays], n, float(c1), float(c2), float(alpha), float(b1),
+       float(eps), 1 if nesterov else 0)
+    return True
