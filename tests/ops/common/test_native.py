@@ -107,3 +107,18 @@ def test_compiles_into_the_cache_dir_and_reuses_it(monkeypatch, tmp_path):
     mtime = built[0].stat().st_mtime_ns
     assert native._load() is not None
     assert built[0].stat().st_mtime_ns == mtime  # loaded, not compiled again
+
+
+def test_a_cache_others_may_write_is_not_used(monkeypatch, tmp_path):
+    # Whoever can write the cache could put code in this process: such a cache is refused
+    # before anything is compiled or loaded.
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0o777)
+    monkeypatch.setenv("TFMINI_NATIVE_DIR", str(cache))
+    assert native._load() is None
+    assert not any(cache.iterdir())
+    fresh = tmp_path / "fresh"
+    monkeypatch.setenv("TFMINI_NATIVE_DIR", str(fresh))
+    assert native._private_dir(str(fresh))  # made private (0700) when missing
+    assert fresh.stat().st_mode & 0o777 == 0o700

@@ -12,8 +12,11 @@ no fused multiply-add (``-ffp-contract=off``), no reassociation (no ``-ffast-mat
 square root and division correctly rounded. So they give the same bits as the NumPy
 passes they replace (tested, special values included), at any vector width.
 
-When no compiler is found, compiling fails, or ``TFMINI_NATIVE=0`` is set, :func:`adam`
-returns False and the kernel runs its NumPy passes: results are the same either way.
+The cache directory (``TFMINI_NATIVE_DIR``, else ``$XDG_CACHE_HOME/tfmini/native``, else
+``~/.cache/tfmini/native``) is used only if it belongs to this user and no one else may
+write to it. When no compiler is found, compiling fails, the cache is not private, or
+``TFMINI_NATIVE=0`` is set, :func:`adam` returns False and the kernel runs its NumPy
+passes: results are the same either way.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import ctypes
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -128,8 +132,20 @@ def _cache_dir() -> str:
     return base
 
 
+def _private_dir(path: str) -> bool:
+    """Makes ``path`` (mode 0700) if missing; whether it is a directory of this user that no
+    one else may write. A shared library is loaded from the cache only then: whoever can
+    write there could put code in this process."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+            and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
 def _compile(cc: str, flags: tuple[str, ...], path: str) -> bool:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=os.path.dirname(path))
     os.close(fd)
     try:
@@ -149,6 +165,8 @@ def _compile(cc: str, flags: tuple[str, ...], path: str) -> bool:
 def _load() -> ctypes.CDLL | None:
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not cc or not sys.platform.startswith("linux"):
+        return None
+    if not _private_dir(_cache_dir()):
         return None
     for flags in (_FLAGS, _FALLBACK_FLAGS):
         key = hashlib.sha256("\0".join((_SOURCE, cc, *flags, _cpu_flags())).encode())
