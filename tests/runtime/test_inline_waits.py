@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 import tfmini as tm
 from tests.runtime import counter_ops
@@ -90,3 +91,57 @@ def test_wait_threads_are_reused_across_runs():
         for _ in range(5):
             sess.run([waited, sig])
         assert {t.ident for t in threading.enumerate()} <= threads  # no new thread
+
+
+def _sync_round_graph():
+    """Two variables, one accumulator each; ``apply`` adds a gradient to both, ``chief``
+    takes 2-way means from both and applies them (a synchronous round's two runs)."""
+    x = tm.placeholder(tm.float32, [2], name="x")
+    step = tm.placeholder(tm.int64, [], name="local_step")
+    vs = [tm.Variable(np.zeros(2, np.float32), name=f"v{i}") for i in range(2)]
+    accs = [tm.ConditionalAccumulator(tm.float32, shape=[2], name=f"acc{i}") for i in range(2)]
+    apply = tm.group(*[a.apply_grad(x * float(i + 1), local_step=step)
+                       for i, a in enumerate(accs)])
+    chief = tm.group(*[v.assign_sub(a.take_grad(2)) for v, a in zip(vs, accs)])
+    return x, step, vs, accs, apply, chief
+
+
+def test_takes_that_only_other_runs_can_serve_run_inline_in_plan_order():
+    g = tm.Graph()
+    with g.as_default():
+        x, step, vs, accs, apply, chief = _sync_round_graph()
+        both = tm.group(apply, chief)  # one run holding the applies its takes wait for
+        init = tm.global_variables_initializer()
+    with tm.Session(graph=g) as sess:
+        sess.run(init)
+        for v in ([1.0, 2.0], [3.0, 4.0]):
+            sess.run(apply, {x: v, step: 0})
+        sess.run(chief)  # served at once: 2 gradients in each accumulator
+        plan = next(p for p in sess._plans.values() if p.program is not None and any(
+            s.op.type == "ResourceAccumulatorTakeGradient" for s in p.schedule.steps))
+        assert not plan.has_blocking  # the compiled executor: no wait thread, no hand-off
+        np.testing.assert_allclose(sess.run(vs[0]), [-2.0, -3.0])
+        np.testing.assert_allclose(sess.run(vs[1]), [-4.0, -6.0])
+
+        # Waiting inline: the takes end when another thread's runs apply the gradients.
+        result = []
+        t = threading.Thread(target=lambda: result.append(sess.run(chief)))
+        t.start()
+        for v in ([1.0, 1.0], [1.0, 1.0]):
+            sess.run(apply, {x: v, step: 1})
+        t.join(10)
+        assert not t.is_alive() and result == [None]
+        np.testing.assert_allclose(sess.run(vs[1]), [-6.0, -8.0])
+
+        # A run whose own steps could serve its takes keeps the dataflow executor.
+        sess.run(apply, {x: [0.0, 0.0], step: 2})
+        t = threading.Thread(target=lambda: sess.run(both, {x: [2.0, 2.0], step: 2}))
+        t.start()
+        t.join(10)
+        assert not t.is_alive()
+        plan = next(p for p in sess._plans.values() if p.schedule.targets == [both])
+        assert plan.has_blocking
+        # A take stops waiting at the run's deadline, inline as on a thread.
+        with pytest.raises(tm.errors.DeadlineExceededError):
+            sess.run(chief, options=tm.RunOptions(timeout_in_ms=50))
+        assert [a.num_accumulated().eval(session=sess) for a in accs] == [0, 0]

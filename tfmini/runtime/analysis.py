@@ -21,6 +21,44 @@ from tfmini.core.graph import Operation, Output
 from tfmini.runtime.graph_rewrite import Passes, Rewriter, prune
 from tfmini.runtime.steps import Step, bind_kernel, input_groups
 
+# Accumulator takes wait for gradients applied to their accumulator, and for nothing else.
+_TAKES = frozenset({
+    "AccumulatorTakeGradient", "ResourceAccumulatorTakeGradient",
+    "SparseAccumulatorTakeGradient",
+})
+# Stateful op types that cannot apply a gradient to an accumulator: variables and their
+# updates, and the accumulators' own handles and bookkeeping.
+_CANNOT_APPLY = frozenset({
+    "VariableV2", "Variable", "VarHandleOp", "ReadVariableOp", "VarIsInitializedOp",
+    "IsVariableInitialized", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
+    "AssignAddVariableOp", "AssignSubVariableOp",
+    "ConditionalAccumulator", "ResourceConditionalAccumulator", "SparseConditionalAccumulator",
+    "AccumulatorNumAccumulated", "ResourceAccumulatorNumAccumulated",
+    "AccumulatorSetGlobalStep", "ResourceAccumulatorSetGlobalStep",
+})
+_OPTIMIZER_UPDATES = ("Apply", "ResourceApply", "SparseApply", "ResourceSparseApply")
+
+
+def _takes_served_elsewhere(steps: Sequence[Step]) -> bool:
+    """Whether every blocking step is an accumulator take that no step of the plan can serve:
+    no other stateful step could apply a gradient (variables, optimizer updates and the
+    accumulators' bookkeeping only) and no step calls a function. Such takes wait for other
+    runs whatever order they run in, so waiting for them in turn, in plan order, ends when
+    waiting for all at once would (a synchronous round's chief: each take would otherwise
+    cost two thread hand-offs). One difference: a take that fails at once (a bad
+    ``num_required``) is seen only after the takes before it in plan order are served."""
+    for step in steps:
+        op_def = step.op.op_def
+        if step.blocking:
+            if step.op.type not in _TAKES:
+                return False
+        elif op_def.is_stateful and step.op.type not in _CANNOT_APPLY and not (
+                step.op.type.startswith(_OPTIMIZER_UPDATES)):
+            return False
+        if any(a.type in ("func", "list(func)") for a in op_def.attrs):
+            return False
+    return True
+
 
 class Schedule:
     """What one (fetches, feeds, targets) signature runs.
@@ -65,7 +103,8 @@ def analyze(
     order: when every blocking step is of one of these types, none counts as blocking and
     the compiled executor runs the plan (a partitioned part whose ``_Recv`` ops its
     partitioner ordered so that waiting in turn cannot deadlock; see
-    tfmini/distribute/sequencing.py).
+    tfmini/distribute/sequencing.py). So it does, too, when every blocking step is an
+    accumulator take that only other runs can serve (``_takes_served_elsewhere``).
 
     Raises:
         tm.errors.InvalidArgumentError: the needed ops hold a cycle, or an op has no kernel
@@ -80,6 +119,10 @@ def analyze(
     _bind_steps(schedule, order, feed_set, rewriter)
     if inline_waits and schedule.has_blocking and all(
             s.op.type in inline_waits for s in schedule.steps if s.blocking):
+        for step in schedule.steps:
+            step.blocking = False
+        schedule.has_blocking = False
+    elif schedule.has_blocking and _takes_served_elsewhere(schedule.steps):
         for step in schedule.steps:
             step.blocking = False
         schedule.has_blocking = False
