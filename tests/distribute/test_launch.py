@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 
+import numpy as np
 import pytest
 
 import tfmini as tm
@@ -288,9 +289,12 @@ def test_dist_mnist_as_one_process_per_task(tmp_path, session):
     assert last < 0.8 * first, out["worker0"]
     # One model, on the ps: both workers read the same validation cross entropy, far under
     # chance (500 held-out images: 500 ln 10).
-    xents = {float(re.search(r"validation cross entropy = (\S+)", out[n]).group(1))
-             for n in ("worker0", "worker1")}
-    assert len(xents) == 1 and xents.pop() < 0.1 * 500 * 2.302585
+    # Equal up to float32 rounding: each process's products may split the sums differently
+    # (its BLAS thread count follows the load), so the last digit may differ.
+    xents = [float(re.search(r"validation cross entropy = (\S+)", out[n]).group(1))
+             for n in ("worker0", "worker1")]
+    np.testing.assert_allclose(xents[0], xents[1], rtol=1e-5)
+    assert max(xents) < 0.1 * 500 * 2.302585
 
 
 def _cmdline(pid: int) -> bytes:
