@@ -255,17 +255,7 @@ def train(flag_values=FLAGS) -> dict:
                                                num_tokens=flag_values.num_init_tokens))
     train_dir = tempfile.mkdtemp() if is_chief else None
 
-    sess_config = tf.ConfigProto(
-        allow_soft_placement=True, log_device_placement=False,
-        device_filters=["/job:ps", f"/job:worker/task:{flag_values.task_index}"])
-
-    # The chief worker (task_index==0) prepares the session; the other workers wait for
-    # the preparation to complete.
-    if is_chief:
-        print(f"Worker {flag_values.task_index}: Initializing session...")
-    else:
-        print(f"Worker {flag_values.task_index}: Waiting for session to be initialized...")
-
+    sess_config = _session_config(flag_values, is_chief)
     master = _master(flag_values, server, worker_spec)
 
     record = {"losses": [], "global_steps": []}
@@ -309,6 +299,20 @@ def train(flag_values=FLAGS) -> dict:
     return record
 
 
+def _session_config(flag_values, is_chief):
+    """TensorFlow's program's session config; says who prepares the session."""
+    sess_config = tf.ConfigProto(
+        allow_soft_placement=True, log_device_placement=False,
+        device_filters=["/job:ps", f"/job:worker/task:{flag_values.task_index}"])
+    # The chief worker (task_index==0) session will prepare the session,
+    # while the remaining workers will wait for the preparation to complete.
+    if is_chief:
+        print(f"Worker {flag_values.task_index}: Initializing session...")
+    else:
+        print(f"Worker {flag_values.task_index}: Waiting for session to be initialized...")
+    return sess_config
+
+
 def _master(flag_values, server, worker_spec) -> str:
     if flag_values.existing_servers:
         master = "grpc://" + worker_spec[flag_values.task_index]
@@ -339,16 +343,7 @@ def _train_with_supervisor(flag_values, server, mnist, is_chief, worker_spec, mo
             recovery_wait_secs=1,
             global_step=global_step)
 
-    sess_config = tf.ConfigProto(
-        allow_soft_placement=True, log_device_placement=False,
-        device_filters=["/job:ps", f"/job:worker/task:{flag_values.task_index}"])
-
-    # The chief worker (task_index==0) session will prepare the session,
-    # while the remaining workers will wait for the preparation to complete.
-    if is_chief:
-        print(f"Worker {flag_values.task_index}: Initializing session...")
-    else:
-        print(f"Worker {flag_values.task_index}: Waiting for session to be initialized...")
+    sess_config = _session_config(flag_values, is_chief)
     master = _master(flag_values, server, worker_spec)
     sess = sv.prepare_or_wait_for_session(master, config=sess_config)
     print(f"Worker {flag_values.task_index}: Session initialization complete.")

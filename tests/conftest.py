@@ -32,6 +32,17 @@ def graph():
         yield g
 
 
+@pytest.fixture
+def widths():
+    """``set_widths(width, blas_threads)`` of the kernel work sharing
+    (tfmini/ops/common/parallel.py), process-wide, put back after the test."""
+    from tfmini.ops.common import parallel
+
+    saved = (parallel._width, parallel._blas_threads)
+    yield parallel.set_widths
+    parallel.set_widths(*saved)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--fuzz-long", action="store_true", default=False,

@@ -23,3 +23,25 @@ def destroy_token_queue(target, device="/job:ps/task:0", dtype=None):
         destroy = tm.raw_ops.DestroyResourceOp(resource=q.queue_ref, ignore_lookup_error=True)
     with tm.Session(target, graph=g) as sess:
         sess.run(destroy)
+
+
+def destroy_resources(graph, target):
+    """Destroys, on their tasks, the shared resources (variables, queues, accumulators,
+    mutexes) ``graph`` made: a task's resources outlive the sessions (as TensorFlow's do),
+    so a test frees their names for the tests after it. Ops are added to ``graph`` even if
+    it was finalized (a Supervisor finalizes it; these ops are the test's)."""
+    import tfmini as tm
+
+    graph._finalized = False
+    with graph.as_default():
+        destroy = []
+        for op in graph.get_operations():
+            if "shared_name" not in op.attrs:
+                continue
+            for out in op.outputs:
+                if out.dtype == tm.resource:
+                    with tm.device(op.device):
+                        destroy.append(tm.raw_ops.DestroyResourceOp(
+                            resource=out, ignore_lookup_error=True))
+    with tm.Session(target, graph=graph) as sess:
+        sess.run(destroy)

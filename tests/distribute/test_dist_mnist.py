@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-from tests.distribute.cluster_util import sub_cluster
+from tests.distribute.cluster_util import destroy_resources, sub_cluster
 from tfmini.train import monitored_session
 
 ray = pytest.importorskip("ray")
@@ -62,25 +62,6 @@ class _QuickPollSessionManager(monitored_session.SessionManager):
         super().__init__(*args, recovery_wait_secs=0.2, **kwargs)
 
 
-def _destroy_resources(graph, target):
-    # The tasks' resources outlive the program (as TF's do): free the names of its
-    # variables, accumulators and token queue, so other modules can reuse them. (The
-    # Supervisor finalized the graph; these ops are the test's, not the program's.)
-    graph._finalized = False
-    with graph.as_default():
-        destroy = []
-        for op in graph.get_operations():
-            if "shared_name" not in op.attrs:
-                continue
-            for out in op.outputs:
-                if out.dtype == tm.resource:
-                    with tm.device(op.device):
-                        destroy.append(tm.raw_ops.DestroyResourceOp(
-                            resource=out, ignore_lookup_error=True))
-    with tm.Session(target, graph=graph) as sess:
-        sess.run(destroy)
-
-
 def _train_two_workers(ray_cluster, example, extra_flags):
     workers, ps = ray_cluster
     spec = sub_cluster(workers[:2], ps[:1])
@@ -112,7 +93,7 @@ def _train_two_workers(ray_cluster, example, extra_flags):
     finally:
         tm.summary.FileWriterCache.clear()  # the chief's summary hooks' writer thread
         for task in range(2):
-            _destroy_resources(graphs[task], workers[task].target)
+            destroy_resources(graphs[task], workers[task].target)
     assert not any(t.is_alive() for t in threads), "a worker program did not end"
     assert not errors, errors
     _check_training(example, records, train_steps)

@@ -29,6 +29,7 @@ import threading
 import pytest
 
 import tfmini as tm
+from tests.distribute.cluster_util import destroy_resources
 
 pytest.importorskip("ray")
 
@@ -84,23 +85,6 @@ def _variable(name: str):
     return var
 
 
-def _destroy_resources(graph, target):
-    # The ps task's resources outlive the sessions (as TensorFlow's do): free this test's
-    # variables, queues and mutex so the next test starts from nothing.
-    with graph.as_default():
-        destroy = []
-        for op in graph.get_operations():
-            if "shared_name" not in op.attrs:
-                continue
-            for out in op.outputs:
-                if out.dtype == tm.resource:
-                    with tm.device(op.device):
-                        destroy.append(tm.raw_ops.DestroyResourceOp(
-                            resource=out, ignore_lookup_error=True))
-    with tm.Session(target, graph=graph) as sess:
-        sess.run(destroy)
-
-
 @pytest.fixture
 def get_workers(ray_cluster):
     """``_get_workers(num_workers, staleness)``: the workers' sessions, graphs and train ops
@@ -124,7 +108,7 @@ def get_workers(ray_cluster):
     for _, _, sess in made:
         sess.close()
     if made:
-        _destroy_resources(made[0][0], made[0][1])
+        destroy_resources(made[0][0], made[0][1])
 
 
 def _state(sessions, graphs):

@@ -12,14 +12,6 @@ from tfmini.ops.common import parallel
 from tfmini.runtime.threads import POLICY
 
 
-@pytest.fixture
-def widths():
-    """Sets the process-wide widths for one test and puts them back."""
-    saved = (parallel._width, parallel._blas_threads)
-    yield parallel.set_widths
-    parallel.set_widths(*saved)
-
-
 def test_run_shares_the_parts_and_runs_each_once(widths):
     widths(2, 1)
     seen, threads = [], set()

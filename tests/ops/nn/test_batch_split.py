@@ -8,16 +8,7 @@ import threading
 
 import pytest
 
-from tfmini.ops.common import parallel
 from tfmini.ops.nn import batch_split
-
-
-@pytest.fixture
-def widths():
-    """Sets the process-wide kernel widths for one test and puts them back."""
-    saved = (parallel._width, parallel._blas_threads)
-    yield parallel.set_widths
-    parallel.set_widths(*saved)
 
 
 def test_parts_cover_the_batch_once_and_keep_small_work_whole(widths):
