@@ -122,3 +122,19 @@ def test_a_cache_others_may_write_is_not_used(monkeypatch, tmp_path):
     monkeypatch.setenv("TFMINI_NATIVE_DIR", str(fresh))
     assert native._private_dir(str(fresh))  # made private (0700) when missing
     assert fresh.stat().st_mode & 0o777 == 0o700
+
+
+@needs_native
+def test_each_source_gets_its_own_library_once(monkeypatch, tmp_path):
+    # Families keep their own C sources; each is compiled once and kept for the process.
+    monkeypatch.setenv("TFMINI_NATIVE_DIR", str(tmp_path))
+    source = "int tfmini_test_twice(int a) { return 2 * a; }\n"
+    lib = native.library(source)
+    assert lib is not None and lib.tfmini_test_twice(21) == 42
+    assert native.library(source) is lib
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_native_off_switch_gives_no_library(monkeypatch):
+    monkeypatch.setenv("TFMINI_NATIVE", "0")
+    assert native.library("int tfmini_test_off(void) { return 1; }\n") is None

@@ -1,4 +1,4 @@
-"""Fused elementwise loops compiled on first use, with NumPy as the fallback.
+"""Fused loops compiled on first use, with NumPy as the fallback.
 
 An update such as Adam's is a dozen NumPy passes over the variable (each ufunc call is one
 pass, each with its own temporaries), where one loop reading every input once would do.
@@ -6,6 +6,11 @@ This module compiles such loops from a small C source with the machine's C compi
 first time a kernel asks for them, keeps the shared library in a per-user cache keyed by
 the source, the flags and the CPU's instruction-set flags, and loads it with ``ctypes``
 (whose calls release the GIL, as NumPy's loops do).
+
+Each family keeps its own C source next to its kernels and gets its library from
+:func:`library` (one library per source, compiled once per process and cached across
+processes); Adam's loop below is the first such source. Every compiled loop keeps a NumPy
+path that gives the same results, and a test that the two agree (docs/internals.md).
 
 The loops do TensorFlow's arithmetic in TensorFlow's order, one IEEE operation at a time:
 no fused multiply-add (``-ffp-contract=off``), no reassociation (no ``-ffast-math``), the
@@ -15,8 +20,8 @@ passes they replace (tested, special values included), at any vector width.
 The cache directory (``TFMINI_NATIVE_DIR``, else ``$XDG_CACHE_HOME/tfmini/native``, else
 ``~/.cache/tfmini/native``) is used only if it belongs to this user and no one else may
 write to it. When no compiler is found, compiling fails, the cache is not private, or
-``TFMINI_NATIVE=0`` is set, :func:`adam` returns False and the kernel runs its NumPy
-passes: results are the same either way.
+``TFMINI_NATIVE=0`` is set, :func:`library` returns None (and :func:`adam` False) and the
+kernels run their NumPy passes: results are the same either way.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import numpy as np
 
 __all__: list[str] = []  # shared helpers, imported by name (not part of tm.*)
 
-_SOURCE = r"""
+_ADAM_SOURCE = r"""
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,8 +108,8 @@ _FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno", "-shar
 _FALLBACK_FLAGS = ("-O3", "-ffp-contract=off", "-fno-math-errno", "-shared", "-fPIC")
 
 _lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-_tried = False
+_libraries: dict[str, ctypes.CDLL | None] = {}  # by source: None where it did not build
+_NOT_TRIED = object()
 _ADAM_ARGS = {
     np.dtype(np.float32): ("tfmini_adam_f32", ctypes.c_float),
     np.dtype(np.float64): ("tfmini_adam_f64", ctypes.c_double),
@@ -145,12 +150,12 @@ def _private_dir(path: str) -> bool:
             and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
-def _compile(cc: str, flags: tuple[str, ...], path: str) -> bool:
+def _compile(cc: str, flags: tuple[str, ...], path: str, source: str) -> bool:
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=os.path.dirname(path))
     os.close(fd)
     try:
         proc = subprocess.run([cc, *flags, "-x", "c", "-", "-o", tmp, "-lm"],
-                              input=_SOURCE.encode(), capture_output=True, timeout=60)
+                              input=source.encode(), capture_output=True, timeout=60)
         if proc.returncode != 0:
             return False
         os.replace(tmp, path)  # atomic: a concurrent process loads a whole file or none
@@ -162,43 +167,49 @@ def _compile(cc: str, flags: tuple[str, ...], path: str) -> bool:
             os.unlink(tmp)
 
 
-def _load() -> ctypes.CDLL | None:
+def _load(source: str = _ADAM_SOURCE) -> ctypes.CDLL | None:
+    """Compiles ``source`` (or finds it in the cache) and loads it; None when it cannot."""
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not cc or not sys.platform.startswith("linux"):
         return None
     if not _private_dir(_cache_dir()):
         return None
     for flags in (_FLAGS, _FALLBACK_FLAGS):
-        key = hashlib.sha256("\0".join((_SOURCE, cc, *flags, _cpu_flags())).encode())
+        key = hashlib.sha256("\0".join((source, cc, *flags, _cpu_flags())).encode())
         path = os.path.join(_cache_dir(), f"kernels-{key.hexdigest()[:20]}.so")
         try:
-            if os.path.exists(path) or _compile(cc, flags, path):
+            if os.path.exists(path) or _compile(cc, flags, path, source):
                 return ctypes.CDLL(path)
         except OSError:
             continue
     return None
 
 
-def _library() -> ctypes.CDLL | None:
-    global _lib, _tried
-    if not _tried:
+def library(source: str) -> ctypes.CDLL | None:
+    """The compiled library of the C ``source``, built on the first call in this process
+    (then cached on disk); None when compiled loops are off (``TFMINI_NATIVE=0``) or cannot
+    be built here, and the caller runs its NumPy path. Declare each function's
+    ``argtypes``/``restype`` once after getting it."""
+    lib = _libraries.get(source, _NOT_TRIED)
+    if lib is _NOT_TRIED:
         with _lock:
-            if not _tried:
-                if os.environ.get("TFMINI_NATIVE", "1") != "0":
-                    _lib = _load()
-                _tried = True
-    return _lib
+            if source not in _libraries:
+                _libraries[source] = (_load(source)
+                                      if os.environ.get("TFMINI_NATIVE", "1") != "0"
+                                      else None)
+            lib = _libraries[source]
+    return lib
 
 
 def available() -> bool:
-    """Whether the compiled loops are in use (compiling them if not tried yet)."""
-    return _library() is not None
+    """Whether the compiled loops are in use (compiling Adam's if not tried yet)."""
+    return library(_ADAM_SOURCE) is not None
 
 
 def _adam_fn(dtype: np.dtype):
     fn = _adam_fns.get(dtype)
     if fn is None:
-        lib = _library()
+        lib = library(_ADAM_SOURCE)
         spec = _ADAM_ARGS.get(dtype)
         if lib is None or spec is None:
             return None
