@@ -1021,6 +1021,105 @@ def test_undo_after_a_take_leaves_the_taken_gradient(graph):
 
 
 # ----------------------------------------------------------------------------------------
+# Gradients the plan donates: kept as the accumulator's buffer, never seen changed
+
+
+@pytest.fixture
+def owned_log(monkeypatch):
+    """Records, per dense apply, whether its kernel found the gradient held by nobody else."""
+    log = []
+    apply = DenseAccumulator.apply
+
+    def spy(self, ctx, local_step, grad, key=None, owned=False):
+        log.append(owned)
+        return apply(self, ctx, local_step, grad, key, owned)
+
+    monkeypatch.setattr(DenseAccumulator, "apply", spy)
+    return log
+
+
+def _product_graph():
+    x = tm.placeholder(tm.float32, [2, 2], name="x")
+    q = tm.ConditionalAccumulator(tm.float32, name="Q", shape=[2, 2], reduction_type="SUM")
+    return x, q, tm.matmul(x, x)
+
+
+A = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+B = np.array([[1e8, 3.0], [0.5, -2.0]], np.float32)
+
+
+def test_a_dying_gradient_becomes_the_buffer_and_sums_exactly(graph, owned_log):
+    x, q, y = _product_graph()
+    apply = q.apply_grad(y)
+    with tm.Session() as sess:
+        for v in (A, B, A):
+            sess.run(apply, {x: v})
+        assert owned_log == [True, True, True]
+        total = sess.run(q.take_grad(3))
+    np.testing.assert_array_equal(total, (A @ A + B @ B) + A @ A)
+
+
+def test_a_gradient_read_later_or_fetched_is_not_reused(graph, owned_log):
+    x, q, y = _product_graph()
+    alias = tm.identity(y)  # the same array in another slot, read after the apply
+    apply = q.apply_grad(y)
+    with tm.control_dependencies([apply]):
+        later = alias * 2.0
+    with tm.Session() as sess:
+        sess.run(q.apply_grad(y), {x: B})
+        got_later = sess.run(later, {x: A})
+        got_fetched, _ = sess.run([y, apply], {x: A})
+        assert owned_log == [True, False, False]
+        total = sess.run(q.take_grad(3))
+    np.testing.assert_array_equal(got_later, (A @ A) * 2)
+    np.testing.assert_array_equal(got_fetched, A @ A)
+    np.testing.assert_array_equal(total, (B @ B + A @ A) + A @ A)
+
+
+def test_a_fed_or_caller_held_gradient_is_copied(graph, owned_log):
+    x, q, _ = _product_graph()
+    held = A.copy()
+    from_py = tm.py_func(lambda: held, [], tm.float32)
+    from_py.set_shape([2, 2])
+    with tm.Session() as sess:
+        sess.run(q.apply_grad(x), {x: B})
+        sess.run(q.apply_grad(from_py))
+        sess.run(q.apply_grad(x), {x: B})
+        assert owned_log == [False, False, False]
+        total = sess.run(q.take_grad(3))
+    np.testing.assert_array_equal(held, A)
+    np.testing.assert_array_equal(total, (B + A) + B)
+
+
+def test_a_failed_run_restores_the_sum_exactly_after_a_donated_apply(graph, owned_log):
+    x, q, y = _product_graph()
+    apply = q.apply_grad(y)
+    shape = tm.placeholder(tm.int32, [1])
+    with tm.control_dependencies([apply]):
+        fail = tm.reshape(x, shape)  # fails at run time, after the apply (a compiled plan)
+    one = np.eye(2, dtype=np.float32)
+    with tm.Session() as sess:
+        sess.run(apply, {x: one})
+        with pytest.raises(tm.errors.InvalidArgumentError, match="reshape"):
+            sess.run(fail, {x: B, shape: [3]})  # the sum went into B @ B's buffer, then failed
+        assert owned_log == [True, True]
+        assert sess.run(q.num_accumulated()) == 1
+        # Subtracting B @ B back out would lose the 1 next to 1e16; the old sum is intact.
+        np.testing.assert_array_equal(sess.run(q.take_grad(1)), one)
+
+
+def test_traced_runs_copy_and_agree(graph, owned_log):
+    x, q, y = _product_graph()
+    apply = q.apply_grad(y)
+    traced = tm.RunOptions(trace_level=tm.RunOptions.FULL_TRACE)
+    with tm.Session() as sess:
+        for v in (A, B):
+            sess.run(apply, {x: v}, options=traced, run_metadata=tm.RunMetadata())
+        assert owned_log == [False, False]
+        np.testing.assert_array_equal(sess.run(q.take_grad(2)), A @ A + B @ B)
+
+
+# ----------------------------------------------------------------------------------------
 # TensorFlow 2.21 goldens (tools/record_goldens_accumulators.py)
 
 
