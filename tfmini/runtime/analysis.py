@@ -136,28 +136,7 @@ def analyze(
         for s in step.inputs:
             for slot in s if isinstance(s, list) else (s,):
                 schedule.last_use[slot] = si
-    _mark_donations(schedule)
     return schedule
-
-
-def _mark_donations(schedule: Schedule) -> None:
-    """Tells the kernels that ask (a keyword-only ``donated`` parameter) that their last
-    input's value dies with them: no later step reads it, and it is neither fed nor
-    fetched. The kernel may then reuse its buffer if nothing else holds the array (it counts
-    the references: an alias made by an op that passes its input through still holds it).
-    An accumulator's apply keeps the gradient as its buffer instead of a copy."""
-    fetched = set(schedule.fetch_slots)
-    nfeeds = len(schedule.feeds)
-    for si, step in enumerate(schedule.steps):
-        if not step.inputs or not isinstance(step.inputs[-1], int):
-            continue
-        slot = step.inputs[-1]
-        if (slot < nfeeds or slot in fetched or schedule.last_use.get(slot) != si
-                or step.inputs.count(slot) != 1):
-            continue
-        kernel = registry.behaviour_of(step.op).kernel_for(device_type_of(step.op.device))
-        if kernel is not None and kernel.attr_names and "donated" in kernel.attr_names:
-            step.fn = bind_kernel(step.op, kernel, donated=True)
 
 
 def dependencies(schedule: Schedule) -> tuple[list[int], list[list[int]], list[int]]:

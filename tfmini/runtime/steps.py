@@ -112,19 +112,15 @@ def input_groups(op: Operation) -> list[int | slice]:
     return arg_slices(op.op_def.inputs, op.attrs)
 
 
-def bind_kernel(op: Operation, kernel: Kernel, donated: bool = False) -> Any:
+def bind_kernel(op: Operation, kernel: Kernel) -> Any:
     """``kernel.fn`` with the attrs it names (and ``node``, when it asks) bound as keywords,
-    plus the dereference of reference outputs feeding its ordinary inputs. ``donated=True``
-    (for a kernel with a keyword-only ``donated`` parameter) tells it that no later step
-    reads its last input (``analysis``)."""
+    plus the dereference of reference outputs feeding its ordinary inputs."""
     if kernel.attr_names is None:
         wanted = dict(op.attrs)
     else:
         wanted = {k: op.attrs[k] for k in kernel.attr_names if k in op.attrs}
     if kernel.wants_node and "node" not in op.attrs:
         wanted["node"] = op  # kernels that need their op's name ask for `node`
-    if donated:
-        wanted["donated"] = True
     fn = functools.partial(kernel.fn, **wanted) if wanted else kernel.fn
     deref = _deref_positions(op)
     # Only steps that read a reference through an ordinary input pay for the wrapper.

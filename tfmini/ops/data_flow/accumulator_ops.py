@@ -13,8 +13,6 @@ an InvalidArgumentError ("Signature mismatch"), where TensorFlow aborts the proc
 
 from __future__ import annotations
 
-import functools
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -240,55 +238,15 @@ register_op(
 # AccumulatorApplyGradient, ResourceAccumulatorApplyGradient
 
 
-# A compiled plan's code (tfmini/runtime/codegen.py) is named "<tfmini plan N>".
-_PLAN_FILE = "<tfmini plan"
-
-
-def _probe_kernel(ctx, handle, local_step, gradient, *, dtype, node, donated=False):
-    _PROBE_COUNTS.append(sys.getrefcount(gradient))
-
-
-_PROBE_COUNTS: list[int] = []
-
-
-@functools.cache
-def _sole_owner_refs() -> int:
-    """The references an apply kernel sees to a gradient nobody else holds when a compiled
-    plan calls it (the plan's local, the call's argument, the kernel's parameter,
-    ``getrefcount``'s argument and the interpreter's own). Measured once by calling a probe
-    the way a plan's line does, so the figure follows the interpreter's conventions."""
-    source = ("def _plan(c0, *, _K):\n    k0, k1, = _K\n    r0 = k0()\n"
-              "    k1(c0, None, None, r0); del r0\n    return ()\n")
-    namespace: dict[str, Any] = {}
-    exec(compile(source, f"{_PLAN_FILE} ownership probe>", "exec"), namespace)
-    probe = functools.partial(_probe_kernel, dtype=None, node=None, donated=True)
-    namespace["_plan"](None, _K=(lambda: np.empty(1), probe))
-    return _PROBE_COUNTS.pop()
-
-
-def _sole_owner(gradient: Any, caller: Any) -> bool:
-    """Whether a compiled plan's line (``caller``, the frame calling the kernel) hands over a
-    gradient that nothing else holds. Other executors keep values in lists whose references
-    vary from step to step, so only the compiled plan's count is known."""
-    return (type(gradient) is np.ndarray and caller.f_code.co_filename.startswith(_PLAN_FILE)
-            and sys.getrefcount(gradient) == _sole_owner_refs() + 1)  # + this parameter
-
-
 def _apply_kernel(op_type: str, ref: bool) -> Callable:
     kind = _handle_kind(ref)
 
-    def kernel(ctx, handle, local_step, gradient, *, dtype, node, donated=False):
-        # The plan tells the kernel when no later step reads the gradient (``donated``,
-        # runtime/analysis.py); the count of references then shows whether anything else
-        # (an alias, a caller's array) holds it. A gradient nobody else holds becomes the
-        # accumulator's buffer: no copy for the first, the sum written into it for the rest.
-        owned = donated and _sole_owner(gradient, sys._getframe(1))
+    def kernel(ctx, handle, local_step, gradient, *, dtype, node):
         _check_kernel_dtype(op_type, node, dtype)
         acc = _lookup(ctx, handle, DenseAccumulator)
         _check_signature(acc, dtype, lambda t: f"{kind}, int64, {t}->")
         step = _scalar_arg(local_step, "local_step")
-        acc.apply(ctx, step, np.asarray(gradient), key=_apply_key(ctx, node, step),
-                  owned=owned)
+        acc.apply(ctx, step, np.asarray(gradient), key=_apply_key(ctx, node, step))
 
     kernel.__name__ = f"{op_type}_kernel"
     return kernel

@@ -7,9 +7,7 @@ device's resource manager; the ops of ``accumulator_ops`` find them by handle an
 (tensorflow/core/kernels/conditional_accumulator_base.cc).
 
 The state of an accumulator is changed only under its condition's lock and never in place:
-each change swaps in new arrays, so a snapshot of the state is a handful of references. (A
-dense apply whose gradient nobody else holds swaps in that gradient's own buffer, with the
-sum written into it, instead of a new array: docs/internals.md, "donated".) A
+each change swaps in new arrays, so a snapshot of the state is a handful of references. A
 change registers an undo (``ctx.on_failure``) that restores the snapshot if the accumulator
 still holds the state that change made, so a failed ``Session.run`` leaves accumulators as
 they were: an apply's gradient is taken back out, a take that completed puts its gradients
@@ -260,14 +258,7 @@ class DenseAccumulator(Accumulator):
             )
 
     def apply(self, ctx: Any, local_step: int, grad: np.ndarray,
-              key: tuple | None = None, owned: bool = False) -> None:
-        """Adds ``grad`` (see the module doc for staleness, keys and undo).
-
-        ``owned`` says that nothing else holds ``grad`` (its kernel checked): it may then
-        become the accumulator's buffer instead of a copy, and a later gradient's sum is
-        written into that gradient's own buffer instead of a new array. The sum already
-        published is never written to, so a snapshot still restores it exactly.
-        """
+              key: tuple | None = None) -> None:
         with self.cond:
             if local_step < self.global_step:
                 return  # stale: dropped before any validation, as in TensorFlow
@@ -276,36 +267,22 @@ class DenseAccumulator(Accumulator):
                 return
             before = self._snapshot()
             epoch = self.epoch
-            own = (owned and grad.dtype == self.dtype.np_dtype and grad.base is None
-                   and grad.flags.writeable)
-            old = self.sum
             if self.counter == 0:
-                new = grad if own else np.array(grad, dtype=self.dtype.np_dtype, copy=True)
-            elif own:
-                # Into the gradient's buffer (as fast as adding in place: the buffer was
-                # just read), leaving the old sum to the snapshot.
-                new = np.add(old, grad, out=grad)
+                new = np.array(grad, dtype=self.dtype.np_dtype, copy=True)
             else:
                 # A new array (0-d stays an array): the snapshot keeps the old one.
-                new = np.asarray(np.add(old, grad))
+                new = np.asarray(np.add(self.sum, grad))
             new.flags.writeable = False
             self.sum = new
             self.counter += 1
             self._count_key(key)
-            # The gradient's values, should the fallback below need them: when the sum went
-            # into its buffer, the difference of the two sums stands in for it.
-            overwritten = own and old is not None
 
             def subtract() -> None:
                 # Others changed the accumulator since; take this gradient back out unless a
                 # take has consumed it already.
                 if self.epoch == epoch and self.counter > 0:
                     self.counter -= 1
-                    if self.counter == 0:
-                        self.sum = None
-                    else:
-                        gradient = np.subtract(new, old) if overwritten else grad
-                        self.sum = np.subtract(self.sum, gradient)
+                    self.sum = None if self.counter == 0 else np.subtract(self.sum, grad)
                     self.keys = self.keys - {key}
                     self.state = next(_state_ids)
 
