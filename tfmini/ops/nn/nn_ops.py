@@ -30,6 +30,7 @@ from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import peek_op_name
 from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.nn import activation_native
 
 # TensorFlow's type sets, restricted to the dtypes tfmini has (no bfloat16, complex, quantized
 # or wide unsigned types), in TensorFlow's order so error messages list them as TF does.
@@ -137,6 +138,9 @@ def _zero(x: np.ndarray):
 
 
 def _relu(features):
+    y = activation_native.relu(features)  # one compiled pass where available, same bits
+    if y is not None:
+        return y
     # np.maximum propagates NaN, as TensorFlow's Relu does.
     return np.maximum(features, _zero(features))
 
@@ -153,6 +157,9 @@ def _masked(gradients, mask):
 
 
 def _relu_grad(gradients, features):
+    out = activation_native.relu_grad(gradients, features)  # one compiled pass, same bits
+    if out is not None:
+        return out
     return _masked(gradients, np.greater(features, _zero(features)))
 
 

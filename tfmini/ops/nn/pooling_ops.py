@@ -256,7 +256,8 @@ def _max_pool_grad_kernel(op_type: str):
         dy = geo.check_shape("grad", grad, geo.out_shape)
         dx = pk.tiled_max_grad(x, dy, geo.ksizes, geo.strides, geo.pads, geo.outs)
         if dx is None:
-            _, arg = pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs)
+            _, arg = pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs,
+                                   first_nan_sticks=True)
             dx = pk.max_pool_grad(geo.in_shape, arg, dy, geo.ksizes, geo.strides, geo.pads)
         return wg.from_channels_last(dx.astype(grad.dtype, copy=False), geo.fmt)
 

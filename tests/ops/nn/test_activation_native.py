@@ -1,0 +1,65 @@
+"""The compiled Relu and ReluGrad loops (tfmini/ops/nn/activation_native.py): TensorFlow
+2.21's recorded results (tools/record_goldens_pool_act.py) with and without them, and the
+NumPy path's bits on special values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tfmini as tm
+from tests.conftest import load_golden
+from tests.ops.nn.test_pooling_native import assert_same_bits
+from tfmini.ops.nn import activation_native, nn_ops
+
+G = load_golden("pool_act")
+needs_native = pytest.mark.skipif(not activation_native.available(),
+                                  reason="no C compiler here")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_and_grad_match_tensorflow(dtype, compiled, monkeypatch):
+    """Relu(-0.0) is 0.0 and Relu(NaN) NaN; ReluGrad multiplies by the 0/1 mask (a NaN or
+    inf gradient where the mask is 0 gives NaN, a negative one -0.0)."""
+    if not compiled:
+        monkeypatch.setattr(activation_native, "_fn", lambda *a: None)
+    g = tm.Graph()
+    with g.as_default():
+        y = tm.raw_ops.Relu(features=G[f"relu/{dtype}/features"])
+        dx = tm.raw_ops.ReluGrad(gradients=G[f"relu_grad/{dtype}/gradients"],
+                                 features=G[f"relu_grad/{dtype}/features"])
+    with tm.Session(graph=g) as sess:
+        got_y, got_dx = sess.run([y, dx])
+    assert_same_bits(got_y, G[f"relu/{dtype}/activations"])
+    assert_same_bits(got_dx, G[f"relu_grad/{dtype}/backprops"])
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compiled_loops_give_the_numpy_paths_bits(dtype, monkeypatch):
+    rng = np.random.default_rng(4)
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1e-310])
+    f = rng.standard_normal((7, 129)).astype(dtype)  # an odd size: the loops' tails
+    g = rng.standard_normal(f.shape).astype(dtype)
+    f.flat[:9] = special
+    g.flat[9:18] = special
+    g.flat[:9] = special[::-1]
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    with np.errstate(invalid="ignore"):  # inf * 0 (a run computes it silently)
+        fast = nn_ops._relu(f), nn_ops._relu_grad(g, f)
+        monkeypatch.setattr(activation_native, "_fn", lambda *a: None)
+        slow = nn_ops._relu(f), nn_ops._relu_grad(g, f)
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a.view(bits), b.view(bits))  # NaN payloads too
+
+
+@needs_native
+def test_compiled_loops_decline_what_they_cannot_do():
+    x = np.ones((4, 4), np.float32)
+    assert activation_native.relu(x) is not None
+    assert activation_native.relu(x[:, ::2]) is None
+    assert activation_native.relu(x.astype(np.int32)) is None
+    assert activation_native.relu(x.astype(np.float16)) is None
+    assert activation_native.relu_grad(x, x.astype(np.float64)) is None
+    assert activation_native.relu_grad(x, x.T.copy()[:2]) is None
