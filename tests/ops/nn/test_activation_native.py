@@ -63,3 +63,25 @@ def test_compiled_loops_decline_what_they_cannot_do():
     assert activation_native.relu(x.astype(np.float16)) is None
     assert activation_native.relu_grad(x, x.astype(np.float64)) is None
     assert activation_native.relu_grad(x, x.T.copy()[:2]) is None
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("c", [3, 32])
+def test_fused_bias_add_relu_gives_the_two_kernels_bits(dtype, c, monkeypatch):
+    """The fusion of a bias add and Relu (nn_ops._bias_add_relu, run for Relu(AddV2(x, b))
+    at plan time): compiled and NumPy paths against ``np.add`` then Relu, bit for bit."""
+    rng = np.random.default_rng(c)
+    x = rng.standard_normal((5, 7, c)).astype(dtype)
+    b = rng.standard_normal(c).astype(dtype)
+    x.flat[:6] = [-0.0, np.nan, np.inf, -np.inf, 0.0, -1e-30]
+    b[:3] = [0.0, -0.0, -np.inf]  # inf + -inf: NaN
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    with np.errstate(invalid="ignore"):
+        want = np.maximum(np.add(x, b), dtype(0))
+        fast = nn_ops._bias_add_relu(x, b)
+        monkeypatch.setattr(activation_native, "_fn", lambda *a: None)
+        slow = nn_ops._bias_add_relu(x, b)
+    assert np.isnan(want).any()
+    for got in (fast, slow):
+        np.testing.assert_array_equal(got.view(bits), want.view(bits))

@@ -1,17 +1,13 @@
-"""Loops over the rows of a ``[rows, c]`` array, compiled on first use (NumPy otherwise):
-the column sums (``Sum`` over every axis but the last: a bias gradient) and a row vector
-added to each row (``AddV2`` of a bias).
+"""The column sums of a ``[rows, c]`` array (``Sum`` over every axis but the last: a bias
+gradient) in a loop compiled on first use (NumPy otherwise).
 
-NumPy runs both as an outer loop over rows around an inner loop of ``c`` elements, which
-for a few dozen channels costs more in per-row overhead than in arithmetic. The compiled
-loops (``tfmini.ops.common.native.library``) give the same bits:
-
-* the sums add the rows in order into a zeroed accumulator, one float add at a time: the
-  order NumPy's reduction takes when the kept axis is the contiguous inner one (for
-  ``c >= 2``; a single column is summed pairwise, so it stays with NumPy). The same order
-  as before, so the same rounding (TensorFlow's Eigen reduction sums in another order:
-  the goldens compare within float tolerance);
-* the add is one IEEE add per element, as ``np.add`` does it.
+NumPy runs it as an outer loop over rows around an inner loop of ``c`` elements, which for
+a few dozen channels costs more in per-row overhead than in arithmetic. The compiled loop
+(``tfmini.ops.common.native.library``) adds the rows in order into a zeroed accumulator,
+one float add at a time: the order NumPy's reduction takes when the kept axis is the
+contiguous inner one (for ``c >= 2``; a single column is summed pairwise, so it stays with
+NumPy). So the bits are the same as before (TensorFlow's Eigen reduction sums in another
+order: the goldens compare within float tolerance).
 """
 
 from __future__ import annotations
@@ -34,15 +30,6 @@ void tfmini_column_sums_##SUF(const T *restrict x, T *restrict out, ptrdiff_t ro
     for (ptrdiff_t r = 0; r < rows; ++r) {                                                \
         const T *p = x + r * c;                                                           \
         for (ptrdiff_t k = 0; k < c; ++k) out[k] += p[k];                                 \
-    }                                                                                     \
-}                                                                                         \
-                                                                                          \
-void tfmini_add_row_##SUF(const T *restrict x, const T *restrict b, T *restrict out,      \
-                          ptrdiff_t rows, ptrdiff_t c) {                                  \
-    for (ptrdiff_t r = 0; r < rows; ++r) {                                                \
-        const T *p = x + r * c;                                                           \
-        T *q = out + r * c;                                                               \
-        for (ptrdiff_t k = 0; k < c; ++k) q[k] = p[k] + b[k];                             \
     }                                                                                     \
 }
 
@@ -68,8 +55,7 @@ def _fn(kind: str, dtype: np.dtype):
             return None
         fn = getattr(lib, f"tfmini_{kind}_{_SUFFIX[dtype]}")
         fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * (2 if kind == "column_sums" else 3) + [
-            ctypes.c_ssize_t] * 2
+        fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * 2
         _fns[key] = fn
     return fn
 
@@ -88,19 +74,3 @@ def column_sums(x: np.ndarray) -> np.ndarray | None:
     fn(x.ctypes.data, out.ctypes.data, x.size // c, c)
     return out
 
-
-def add_row(x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """``x + b`` for a vector ``b`` as long as ``x``'s last axis; None when the loop is not
-    available or the arrays are not C-contiguous, of one float32/float64 dtype and of those
-    shapes."""
-    if (b.ndim != 1 or x.ndim < 2 or x.shape[-1] != b.shape[0] or x.dtype != b.dtype
-            or not (x.flags.c_contiguous and b.flags.c_contiguous)):
-        return None
-    fn = _fn("add_row", x.dtype)
-    if fn is None:
-        return None
-    c = x.shape[-1]
-    out = np.empty(x.shape, x.dtype)
-    if c:
-        fn(x.ctypes.data, b.ctypes.data, out.ctypes.data, x.size // c, c)
-    return out

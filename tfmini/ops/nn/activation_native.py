@@ -1,4 +1,4 @@
-"""Relu and ReluGrad in compiled loops (NumPy otherwise).
+"""Relu, ReluGrad and a bias add fused with Relu, in compiled loops (NumPy otherwise).
 
 ``np.maximum(x, 0)`` takes NumPy's NaN-propagating path (about 4x the time of an add over
 the same array), and ReluGrad's NumPy form is two passes with a mask in between
@@ -8,6 +8,8 @@ the same array), and ReluGrad's NumPy form is two passes with a mask in between
 * Relu: ``x`` where ``x > 0`` or ``x`` is NaN (the NaN itself, as ``np.maximum`` returns
   it), else ``+0.0`` (so ``-0.0`` gives ``0.0``, as ``np.maximum(-0.0, 0.0)`` and
   TensorFlow do);
+* the bias add fused with Relu (nn_fusions.py): ``x + b`` for a row vector ``b``, then
+  Relu as above;
 * ReluGrad: ``gradients * (features > 0)``, the product with a 1 or a 0 as the NumPy path
   computes it (a NaN or inf gradient where the mask is 0 stays NaN, a negative one gives
   ``-0.0``).
@@ -34,6 +36,20 @@ void tfmini_relu_##SUF(const T *restrict x, T *restrict y, ptrdiff_t n) {       
         T v = x[i];                                                                       \
         T r = v > (T)0 ? v : (T)0;                                                        \
         y[i] = v != v ? v : r;                                                            \
+    }                                                                                     \
+}                                                                                         \
+                                                                                          \
+/* Relu(x + b) for x [rows, c] and b [c]: the add, then Relu as above. */              \
+void tfmini_bias_add_relu_##SUF(const T *restrict x, const T *restrict b, T *restrict y,  \
+                                ptrdiff_t rows, ptrdiff_t c) {                            \
+    for (ptrdiff_t r = 0; r < rows; ++r) {                                                \
+        const T *p = x + r * c;                                                           \
+        T *q = y + r * c;                                                                 \
+        for (ptrdiff_t k = 0; k < c; ++k) {                                               \
+            T v = p[k] + b[k];                                                            \
+            T z = v > (T)0 ? v : (T)0;                                                    \
+            q[k] = v != v ? v : z;                                                        \
+        }                                                                                 \
     }                                                                                     \
 }                                                                                         \
                                                                                           \
@@ -65,7 +81,11 @@ def _fn(kind: str, dtype: np.dtype):
             return None
         fn = getattr(lib, f"tfmini_{kind}_{_SUFFIX[dtype]}")
         fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * (2 if kind == "relu" else 3) + [ctypes.c_ssize_t]
+        if kind == "bias_add_relu":
+            fn.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_ssize_t] * 2
+        else:
+            fn.argtypes = [ctypes.c_void_p] * (2 if kind == "relu" else 3) + [
+                ctypes.c_ssize_t]
         _fns[key] = fn
     return fn
 
@@ -92,3 +112,21 @@ def relu_grad(gradients: np.ndarray, features: np.ndarray) -> np.ndarray | None:
     out = np.empty(gradients.shape, gradients.dtype)
     fn(gradients.ctypes.data, features.ctypes.data, out.ctypes.data, gradients.size)
     return out
+
+
+def bias_add_relu(x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``max(x + b, 0)`` for a vector ``b`` as long as ``x``'s last axis, in one compiled
+    pass (the add, then Relu, one IEEE operation each: the bits of ``np.add`` then Relu);
+    None when the loop is not available or the arrays are not C-contiguous, of one
+    float32/float64 dtype and of those shapes."""
+    if (b.ndim != 1 or x.ndim < 1 or x.shape[-1] != b.shape[0] or x.dtype != b.dtype
+            or not (x.flags.c_contiguous and b.flags.c_contiguous)):
+        return None
+    fn = _fn("bias_add_relu", x.dtype)
+    if fn is None:
+        return None
+    y = np.empty(x.shape, x.dtype)
+    c = x.shape[-1]
+    if c:
+        fn(x.ctypes.data, b.ctypes.data, y.ctypes.data, x.size // c, c)
+    return y
