@@ -62,12 +62,9 @@ def test_tiled_max_pool_leaves_nan_and_overlap_to_the_general_path(monkeypatch):
     monkeypatch.setattr(pooling_native, "max_pool_grad", lambda *a: None)
 
     x = np.zeros((1, 4, 4, 1), np.float32)
-    x[0, 0, 2, 0] = np.nan  # the first cell of window (0, 1): the general path
+    x[0, 1, 1, 0] = np.nan
     geo = ([2, 2], [2, 2], [(0, 0), (0, 0)], [2, 2])
     assert pk.tiled_max(x, *geo) is None
-    x[0, 0, 2, 0] = 0.0
-    x[0, 1, 1, 0] = np.nan  # a later cell: skipped here as there
-    np.testing.assert_array_equal(pk.tiled_max(x, *geo), pk.max_argmax(x, *geo)[0])
     assert pk.tiled_max(np.zeros((1, 4, 4, 1), np.float32), [3, 3], [1, 1],
                         [(0, 0), (0, 0)], [2, 2]) is None
     dy = np.full((1, 2, 2, 1), np.inf, np.float32)

@@ -94,19 +94,20 @@ def _tile_taps(x: np.ndarray, ksizes, strides, pads, outs) -> list[tuple] | None
 def _tiled_max(x: np.ndarray, cells: list[tuple]) -> np.ndarray:
     # An elementwise maximum over the taps' strided views, no 6-D reduce (several times
     # faster than ``reshape(...).max(axis=(2, 4))`` for 2x2 windows).
-    # A later cell replaces the maximum only where strictly greater: ties keep the first
-    # maximal cell, -0.0 against 0.0 included (np.maximum would return its second operand).
-    # A NaN in a later cell is skipped, as TensorFlow skips it; one in the first stays.
+    # The running maximum is np.maximum's second operand: on a tie NumPy returns the second
+    # operand, so the first maximal cell's value stays (-0.0 against 0.0 is the only tie
+    # that shows; tests/ops/nn/test_pooling_native.py checks it against the general path).
+    # np.copyto(..., where=v > y) says the same without the tie rule but took 13x longer.
+    # NaN propagates: the caller sends such windows to the general path.
     y = x[cells[0]].copy()
     for cell in cells[1:]:
-        v = x[cell]
-        np.copyto(y, v, where=np.greater(v, y))
+        np.maximum(x[cell], y, out=y)
     return y
 
 
 def tiled_max(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray | None:
-    """Max pooling of windows that tile ``x``; None when they do not tile it or a window's
-    first cell is NaN (the general path, which skips NaN as TensorFlow does)."""
+    """Max pooling of windows that tile ``x``; None when they do not tile it or a window
+    holds NaN (the general path skips NaN as TensorFlow does)."""
     y = pooling_native.max_pool(x, ksizes, strides, pads, outs)
     if y is not None:
         return y
