@@ -22,7 +22,9 @@ needs_native = pytest.mark.skipif(not activation_native.available(),
 def test_relu_and_grad_match_tensorflow(dtype, compiled, monkeypatch):
     """Relu(-0.0) is 0.0 and Relu(NaN) NaN; ReluGrad multiplies by the 0/1 mask (a NaN or
     inf gradient where the mask is 0 gives NaN, a negative one -0.0)."""
-    if not compiled:
+    if compiled:
+        monkeypatch.setattr(activation_native, "MIN_ELEMENTS", 0)  # the loops take small ones
+    else:
         monkeypatch.setattr(activation_native, "_fn", lambda *a: None)
     g = tm.Graph()
     with g.as_default():
@@ -46,6 +48,7 @@ def test_compiled_loops_give_the_numpy_paths_bits(dtype, monkeypatch):
     g.flat[9:18] = special
     g.flat[:9] = special[::-1]
     bits = np.uint32 if dtype == np.float32 else np.uint64
+    monkeypatch.setattr(activation_native, "MIN_ELEMENTS", 0)
     with np.errstate(invalid="ignore"):  # inf * 0 (a run computes it silently)
         fast = nn_ops._relu(f), nn_ops._relu_grad(g, f)
         monkeypatch.setattr(activation_native, "_fn", lambda *a: None)
@@ -55,8 +58,10 @@ def test_compiled_loops_give_the_numpy_paths_bits(dtype, monkeypatch):
 
 
 @needs_native
-def test_compiled_loops_decline_what_they_cannot_do():
+def test_compiled_loops_decline_what_they_cannot_do(monkeypatch):
     x = np.ones((4, 4), np.float32)
+    assert activation_native.relu(x) is None  # small: NumPy's call is as quick
+    monkeypatch.setattr(activation_native, "MIN_ELEMENTS", 0)
     assert activation_native.relu(x) is not None
     assert activation_native.relu(x[:, ::2]) is None
     assert activation_native.relu(x.astype(np.int32)) is None
@@ -77,6 +82,7 @@ def test_fused_bias_add_relu_gives_the_two_kernels_bits(dtype, c, monkeypatch):
     x.flat[:6] = [-0.0, np.nan, np.inf, -np.inf, 0.0, -1e-30]
     b[:3] = [0.0, -0.0, -np.inf]  # inf + -inf: NaN
     bits = np.uint32 if dtype == np.float32 else np.uint64
+    monkeypatch.setattr(activation_native, "MIN_ELEMENTS", 0)
     with np.errstate(invalid="ignore"):
         want = np.maximum(np.add(x, b), dtype(0))
         fast = nn_ops._bias_add_relu(x, b)
