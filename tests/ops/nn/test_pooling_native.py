@@ -11,6 +11,7 @@ import tfmini as tm
 from tests.conftest import load_golden
 from tfmini.ops.nn import pooling_kernels as pk
 from tfmini.ops.nn import pooling_native
+from tfmini.runtime.options import RewriterConfig
 
 G = load_golden("pool_act")
 CASES = sorted(k[:-len("/input")] for k in G
@@ -101,3 +102,72 @@ def test_compiled_loops_decline_what_they_cannot_do():
     assert pooling_native.max_pool(x, [3, 3], [1, 1], [(0, 0), (0, 0)], [2, 2]) is None
     assert pooling_native.max_pool(x, [2, 2], [2, 2], [(0, 1), (0, 0)], [2, 2]) is None
     assert pooling_native.max_pool_grad(x, dy.astype(np.float64), *geo) is None
+
+
+REMAP_OFF = tm.ConfigProto(graph_options=tm.GraphOptions(
+    rewrite_options=RewriterConfig(remapping=RewriterConfig.OFF)))
+
+
+def _pool_layer_gradient(dtype, fetch_pool_grad=False):
+    """A relu-pool layer's gradient, as tm.gradients builds it: ReluGrad(MaxPoolGrad(h, ...),
+    h) with h the Relu's output."""
+    rng = np.random.default_rng(9)
+    xs = rng.choice(np.array([-1.0, -0.0, 0.0, 1.0, 2.0]), size=(2, 4, 6, 32)).astype(dtype)
+    dys = rng.standard_normal((2, 2, 3, 32)).astype(dtype)
+    dys.flat[:5] = [-0.0, np.inf, -np.inf, np.nan, -1.0]
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(dtype, [None, 4, 6, 32])
+        dy = tm.placeholder(dtype, [None, 2, 3, 32])
+        h = tm.nn.relu(x)
+        p = tm.nn.max_pool(h, 2, 2, "VALID")
+        (dx,) = tm.gradients(p, [x], grad_ys=[dy])
+        fetches = [dx]
+        if fetch_pool_grad:
+            fetches.append(dx.op.inputs[0])
+    return g, fetches, {x: xs, dy: dys}
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_grad_of_max_pool_grad_runs_as_one_step(dtype, compiled, monkeypatch):
+    """The remapping pass runs ReluGrad(MaxPoolGrad(h, y, dy), h) as one step: the same bits
+    as the two ops (remapping off), ties, signed zeros and non-finite gradients included."""
+    if not compiled:
+        _numpy_only(monkeypatch)
+    g, fetches, feeds = _pool_layer_gradient(dtype)
+    results = []
+    for config in (None, REMAP_OFF):
+        with tm.Session(graph=g, config=config) as sess:
+            results.append(sess.run(fetches[0], feeds))
+            (plan,) = sess._plans.values()
+            results.append([s.op.type for s in plan.steps])
+    fused, fused_types, plain, plain_types = results
+    assert "MaxPoolGrad" not in fused_types and "MaxPoolGrad" in plain_types
+    assert np.isnan(plain).any() and np.isinf(plain).any()
+    assert_same_bits(fused, plain)
+    g, fetches, feeds = _pool_layer_gradient(dtype, fetch_pool_grad=True)
+    with tm.Session(graph=g) as sess:  # the MaxPoolGrad value fetched: not fused
+        dx, _ = sess.run(fetches, feeds)
+        (plan,) = sess._plans.values()
+        assert "MaxPoolGrad" in [s.op.type for s in plan.steps]
+    assert_same_bits(dx, plain)
+
+
+def test_fused_max_pool_grad_errors_name_the_max_pool_grad():
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [None, 4, 4, 16])
+        dy = tm.placeholder(tm.float32, [None, None, None, 16])
+        h = tm.nn.relu(x)
+        y = tm.nn.max_pool(h, 2, 2, "VALID")
+        dx = tm.raw_ops.MaxPoolGrad(orig_input=h, orig_output=y, grad=dy, ksize=[1, 2, 2, 1],
+                                    strides=[1, 2, 2, 1], padding="VALID", name="pool_grad")
+        out = tm.raw_ops.ReluGrad(gradients=dx, features=h)
+    with tm.Session(graph=g) as sess:
+        feeds = {x: np.ones((1, 4, 4, 16), np.float32), dy: np.ones((1, 3, 2, 16), np.float32)}
+        with pytest.raises(tm.errors.InvalidArgumentError, match="MaxPoolGrad 'pool_grad'.*"
+                           "Expected grad shape"):
+            sess.run(out, feeds)
+        feeds[dy] = np.ones((1, 2, 2, 16), np.float32)  # the session is still usable
+        assert sess.run(out, feeds).shape == (1, 4, 4, 16)

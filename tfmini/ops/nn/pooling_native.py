@@ -102,13 +102,14 @@ int tfmini_max_pool_tiled_##SUF(const T *restrict x, T *restrict y, ptrdiff_t b0
 }                                                                                         \
                                                                                           \
 /* Images [b0, b1) of dx = MaxPoolGrad(x, dy): dy at the window's first maximal cell      \
-   (plus 0: a -0.0 lands as 0.0, as TensorFlow adds it into zeros), 0 elsewhere.          \
+   (plus 0: a -0.0 lands as 0.0, as TensorFlow adds it into zeros), 0 elsewhere. With     \
+   relu, that value times (x > 0 ? 1 : 0): ReluGrad(dx, x), as relu_grad computes it.     \
    m, at: scratch of c values each (the running maximum and its tap). */                  \
 int tfmini_max_pool_grad_tiled_##SUF(const T *restrict x, const T *restrict dy,           \
                                      T *restrict dx, T *restrict m, I *restrict at,       \
                                      ptrdiff_t b0, ptrdiff_t b1, ptrdiff_t h,             \
                                      ptrdiff_t w, ptrdiff_t c, ptrdiff_t kh,              \
-                                     ptrdiff_t kw) {                                      \
+                                     ptrdiff_t kw, int relu) {                            \
     ptrdiff_t oh = h / kh, ow = w / kw, row = w * c;                                      \
     IV_##SUF badv = {0};                                                                  \
     const V_##SUF zero = {0};                                                             \
@@ -138,8 +139,13 @@ int tfmini_max_pool_grad_tiled_##SUF(const T *restrict x, const T *restrict dy, 
                 tap = 0;                                                                  \
                 for (ptrdiff_t a = 0; a < kh; ++a)                                        \
                 for (ptrdiff_t e = 0; e < kw; ++e, ++tap) {                               \
+                    ptrdiff_t off = start + a * row + e * c + k0;                         \
                     V_##SUF out = pick_##SUF(atv == tap, gv, zero);                       \
-                    memcpy(dx + start + a * row + e * c + k0, &out, sizeof out);          \
+                    if (relu) {                                                           \
+                        V_##SUF v = load_##SUF(x + off);                                  \
+                        out = out * pick_##SUF(v > zero, zero + (T)1, zero);              \
+                    }                                                                     \
+                    memcpy(dx + off, &out, sizeof out);                                   \
                 }                                                                         \
             }                                                                             \
             continue;                                                                     \
@@ -166,9 +172,13 @@ int tfmini_max_pool_grad_tiled_##SUF(const T *restrict x, const T *restrict dy, 
         tap = 0;                                                                          \
         for (ptrdiff_t a = 0; a < kh; ++a)                                                \
         for (ptrdiff_t e = 0; e < kw; ++e, ++tap) {                                       \
+            const T *p = corner + a * row + e * c;                                        \
             T *q = dx + start + a * row + e * c;                                          \
             for (ptrdiff_t k = 0; k < c; ++k)                                             \
                 q[k] = at[k] == tap ? g[k] + (T)0 : (T)0;                                 \
+            if (relu)                                                                     \
+                for (ptrdiff_t k = 0; k < c; ++k)                                         \
+                    q[k] = q[k] * (p[k] > (T)0 ? (T)1 : (T)0);                            \
         }                                                                                 \
     }                                                                                     \
     return bad | any_##SUF(badv);                                                         \
@@ -196,8 +206,10 @@ def _fn(kind: str, dtype: np.dtype):
             return None
         fn = getattr(lib, f"tfmini_{kind}_{_SUFFIX[dtype]}")
         fn.restype = ctypes.c_int
-        pointers = 2 if kind == "max_pool_tiled" else 5
-        fn.argtypes = [ctypes.c_void_p] * pointers + [ctypes.c_ssize_t] * 7
+        if kind == "max_pool_tiled":
+            fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * 7
+        else:
+            fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_ssize_t] * 7 + [ctypes.c_int]
         _fns[key] = fn
     return fn
 
@@ -227,9 +239,10 @@ def max_pool(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray | None:
     return y
 
 
-def max_pool_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads,
-                  outs) -> np.ndarray | None:
-    """MaxPoolGrad of windows that tile ``x`` in one compiled pass; None when the loop is
+def max_pool_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads, outs,
+                  relu: bool = False) -> np.ndarray | None:
+    """MaxPoolGrad of windows that tile ``x`` in one compiled pass (with ``relu``, then
+    ReluGrad of that with ``x`` as its features: ``dx * (x > 0)``); None when the loop is
     not available, does not take these arrays, or a window holds NaN."""
     if not _tiles(x, ksizes, strides, pads, outs):
         return None
@@ -242,6 +255,6 @@ def max_pool_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads,
     m = np.empty(c, x.dtype)  # scratch of the loop over any channel count
     at = np.empty(c, np.int32 if x.dtype.itemsize == 4 else np.int64)
     if fn(x.ctypes.data, dy.ctypes.data, dx.ctypes.data, m.ctypes.data, at.ctypes.data, 0, n,
-          h, w, c, *ksizes):
+          h, w, c, *ksizes, 1 if relu else 0):
         return None
     return dx
