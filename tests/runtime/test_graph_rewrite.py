@@ -201,6 +201,10 @@ def test_bias_add_then_relu_runs_as_one_step():
         fetches, feeds = build()
     with tm.Session(graph=g, config=REMAP_OFF) as sess:
         assert "AddV2" in _plan_types(sess, fetches, feeds)
+    with tm.Session(graph=g) as sess:
+        source = sess.plan_source(fetches, feeds)
+    assert "# Relu 'Relu' (fused with AddV2 'add')" in source
+    assert "(fused with BiasAdd 'BiasAdd')" in source
     for a, b in zip(v_on, v_off):
         np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
     assert np.isnan(v_on[0]).any() and np.isposinf(v_on[0]).any()
@@ -293,3 +297,25 @@ def _assert_same(a, b, path):
     else:
         np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64),
                                    rtol=1e-6, atol=1e-7, err_msg=path)
+
+
+def test_a_fused_step_failure_names_both_ops_and_its_own_inputs():
+    """A fused step reads the fused op's inputs: an error lists those values (not the
+    consumer's argument names) and names the op run inside it."""
+    from tfmini.runtime.steps import wrap_kernel_error
+
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [None, 3])
+        b = tm.constant(np.zeros(3, np.float32))
+        y = tm.nn.relu(x + b)
+    with tm.Session(graph=g) as sess:
+        sess.run(y, {x: np.ones((2, 3), np.float32)})
+        (plan,) = sess._plans.values()
+    (step,) = [s for s in plan.steps if s.op is y.op]
+    assert step.fused is x.consumers()[0] and len(step.inputs) == 2
+    err = wrap_kernel_error(MemoryError("no room"), step,
+                            [np.ones((2, 3), np.float32), np.zeros(3, np.float32)])
+    assert isinstance(err, tm.errors.ResourceExhaustedError)
+    assert "Relu 'Relu'" in err.message and "(fused with AddV2 'add')" in err.message
+    assert "[inputs: float32[2,3], float32[3]]" in err.message

@@ -227,8 +227,10 @@ class Rewriter:
         except KeyError:
             return None
         self.changed = True
-        return Step(op, fn, False, slots, step.outputs, step.device_index, step.device,
-                    step.blocking)
+        fused = Step(op, fn, False, slots, step.outputs, step.device_index, step.device,
+                     step.blocking)
+        fused.fused = producer
+        return fused
 
     def fold(self, op: Operation, step: Step) -> Step | None:
         """A step handing out ``op``'s values computed now, when all its inputs are known
