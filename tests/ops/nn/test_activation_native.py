@@ -14,7 +14,7 @@ from tfmini.ops.nn import activation_native, nn_ops
 
 G = load_golden("pool_act")
 needs_native = pytest.mark.skipif(not activation_native.available(),
-                                  reason="no C compiler here")
+                                  reason="compiled loops off or not built")
 
 
 @pytest.mark.parametrize("compiled", [True, False])
