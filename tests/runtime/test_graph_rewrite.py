@@ -172,6 +172,82 @@ def test_fetched_and_fed_values_are_left_alone():
         assert sess.run(one, {one: np.full(2, 5.0, np.float32)}).tolist() == [5.0, 5.0]
 
 
+REMAP_OFF = tm.ConfigProto(graph_options=tm.GraphOptions(
+    rewrite_options=RewriterConfig(remapping=RewriterConfig.OFF)))
+
+
+def _bias_relu_inputs():
+    xs = np.random.default_rng(2).standard_normal((2, 3, 4, 3)).astype(np.float32)
+    xs[0, 0, 0] = [-0.0, np.nan, -np.inf]
+    xs[0, 0, 1] = [np.inf, -1e-30, 2.0]
+    return xs, np.array([0.0, -1.0, np.inf], np.float32)
+
+
+def test_bias_add_then_relu_runs_as_one_step():
+    """Relu of AddV2 or of an NHWC BiasAdd with a bias vector: one step (the add is not
+    run), the same bits as the two ops (remapping off), special values included."""
+    xs, bs = _bias_relu_inputs()
+
+    def build():
+        x = tm.placeholder(tm.float32, [None, 3, 4, 3])
+        b = tm.constant(bs)
+        return [tm.nn.relu(x + b), tm.nn.relu(tm.nn.bias_add(x, b))], {x: xs}
+
+    on, off, v_on, v_off = _both(build)
+    assert "AddV2" not in on and "BiasAdd" not in on and on.count("Relu") == 2
+    assert "AddV2" in off and "BiasAdd" in off
+    g = tm.Graph()
+    with g.as_default():
+        fetches, feeds = build()
+    with tm.Session(graph=g, config=REMAP_OFF) as sess:
+        assert "AddV2" in _plan_types(sess, fetches, feeds)
+    with tm.Session(graph=g) as sess:
+        source = sess.plan_source(fetches, feeds)
+    assert "# Relu 'Relu' (fused with AddV2 'add')" in source
+    assert "(fused with BiasAdd 'BiasAdd')" in source
+    for a, b in zip(v_on, v_off):
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
+    assert np.isnan(v_on[0]).any() and np.isposinf(v_on[0]).any()
+
+
+@pytest.mark.parametrize("case", ["add_fetched", "two_readers", "unknown_bias_size",
+                                  "unknown_channels", "nchw", "half", "bias_first"])
+def test_bias_add_then_relu_is_left_alone(case):
+    """Not fused: the add's value is fetched or read elsewhere, the static shapes do not
+    promise the add succeeds, another layout or dtype, the bias on the left."""
+    xs, bs = _bias_relu_inputs()
+    g = tm.Graph()
+    with g.as_default():
+        dtype = tm.float16 if case == "half" else tm.float32
+        shape = [None, 3, 4, None] if case == "unknown_channels" else [None, 3, 4, 3]
+        x = tm.placeholder(dtype, shape)
+        b = tm.placeholder(dtype, [None] if case == "unknown_bias_size" else [3])
+        if case == "nchw":  # channels on axis 1 (also 3 long)
+            add = tm.nn.bias_add(x, b, data_format="NCHW")
+        else:
+            add = b + x if case == "bias_first" else x + b
+        fetches = [tm.nn.relu(add)]
+        if case == "add_fetched":
+            fetches.append(add)
+        elif case == "two_readers":
+            fetches.append(tm.exp(add))
+        feeds = {x: xs.astype(dtype.as_numpy_dtype), b: bs.astype(dtype.as_numpy_dtype)}
+    with tm.Session(graph=g) as sess:
+        types = _plan_types(sess, fetches, feeds)
+        got = sess.run(fetches[0], feeds)
+    assert add.op.type in types
+    with np.errstate(invalid="ignore"):
+        want = np.maximum(_numpy_add(xs, bs, case, dtype), 0)
+    np.testing.assert_array_equal(got, want)
+
+
+def _numpy_add(xs, bs, case, dtype):
+    xs, bs = xs.astype(dtype.as_numpy_dtype), bs.astype(dtype.as_numpy_dtype)
+    if case == "nchw":
+        return xs + bs.reshape(-1, 1, 1)
+    return bs + xs if case == "bias_first" else xs + bs
+
+
 @pytest.mark.parametrize("config", [
     OFF,
     tm.ConfigProto(graph_options=tm.GraphOptions(
@@ -221,3 +297,25 @@ def _assert_same(a, b, path):
     else:
         np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64),
                                    rtol=1e-6, atol=1e-7, err_msg=path)
+
+
+def test_a_fused_step_failure_names_both_ops_and_its_own_inputs():
+    """A fused step reads the fused op's inputs: an error lists those values (not the
+    consumer's argument names) and names the op run inside it."""
+    from tfmini.runtime.steps import wrap_kernel_error
+
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [None, 3])
+        b = tm.constant(np.zeros(3, np.float32))
+        y = tm.nn.relu(x + b)
+    with tm.Session(graph=g) as sess:
+        sess.run(y, {x: np.ones((2, 3), np.float32)})
+        (plan,) = sess._plans.values()
+    (step,) = [s for s in plan.steps if s.op is y.op]
+    assert step.fused is x.consumers()[0] and len(step.inputs) == 2
+    err = wrap_kernel_error(MemoryError("no room"), step,
+                            [np.ones((2, 3), np.float32), np.zeros(3, np.float32)])
+    assert isinstance(err, tm.errors.ResourceExhaustedError)
+    assert "Relu 'Relu'" in err.message and "(fused with AddV2 'add')" in err.message
+    assert "[inputs: float32[2,3], float32[3]]" in err.message

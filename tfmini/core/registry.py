@@ -403,6 +403,32 @@ def get_gradient_function(op_type: str) -> Callable | None:
     return get(op_type).grad_fn
 
 
+_fusions: dict[tuple[str, str], Callable] = {}
+
+
+def register_fusion(consumer: str, producer: str, build: Callable) -> None:
+    """Registers a plan-time fusion (Grappler's remapper) of two op types.
+
+    When an op of type ``consumer`` reads, as its first input, an output of an op of type
+    ``producer`` that nothing else reads, the plan may run the two as one step:
+    ``build(consumer_op, producer_op)`` returns ``(fn, inputs)``, a kernel taking the values
+    of the Outputs ``inputs`` that returns the consumer's output (the same bits as the two
+    kernels in turn, and unable to fail where they would not), or None to leave the pair.
+
+    Args:
+        consumer: The reading op's type.
+        producer: The type of the op whose output it reads.
+        build: ``build(consumer_op, producer_op) -> (fn, inputs) | None``.
+    """
+    with _lock:
+        _fusions[(consumer, producer)] = build
+
+
+def fusion(consumer: str, producer: str) -> Callable | None:
+    """The ``build`` function registered for fusing ``producer`` into ``consumer``, if any."""
+    return _fusions.get((consumer, producer))
+
+
 __all__ = [
     "ArgDef",
     "AttrDef",
@@ -412,11 +438,13 @@ __all__ = [
     "add_op_def",
     "behaviour_of",
     "check_kernel",
+    "fusion",
     "get",
     "lookup",
     "make_op_def",
     "named_gradient",
     "no_gradient",
+    "register_fusion",
     "register_kernel",
     "register_op",
     "registered_ops",

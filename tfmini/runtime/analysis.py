@@ -314,7 +314,7 @@ def _bind_steps(schedule: Schedule, order: list[Operation], feed_set: set[Output
         step = Step(op, bind_kernel(op, kernel), kernel.takes_ctx, inputs, outputs, index,
                     schedule.devices[index][0], blocking)
         if rewriter is not None:
-            step = rewriter.fold(op, step) or step
+            step = rewriter.fuse(op, step, slot_of) or rewriter.fold(op, step) or step
         schedule.steps.append(step)
     schedule.num_slots = nslots
     schedule.fetch_slots = [slot_of[o] for o in schedule.fetches]

@@ -142,7 +142,10 @@ def generate(schedule: Schedule) -> GeneratedSource:
             dead.append("_")
         if dead:
             line += f"; del {', '.join(dead)}"
-        lines.append(("    " + line, f"{step.op.type} {step.op.name!r}"))
+        comment = f"{step.op.type} {step.op.name!r}"
+        if step.fused is not None:
+            comment += f" (fused with {step.fused.type} {step.fused.name!r})"
+        lines.append(("    " + line, comment))
         step.lineno = len(lines)
         line_to_step[step.lineno] = si
     ret = ", ".join(name[s] for s in schedule.fetch_slots)

@@ -14,6 +14,11 @@ plan already has:
   when the plan is built; its step then hands out the stored values.
 
 It may also rewire an input: a ``Reshape`` of a ``Reshape`` reads the inner one's input.
+And it may **fuse** two ops into one step, as Grappler's remapper does (tensorflow/core/
+grappler/optimizers/remapper.cc): an op whose first input is the only read output of an
+op it has a fusion with (``registry.register_fusion``: a bias add then Relu, for one) runs
+a kernel that computes both, with the same bits, reading the producer's inputs; the
+producer is then unread and pruned.
 
 After binding, ``prune`` drops steps nobody reads any more (stateless, not fetched, not a
 target), so a folded chain or a bypassed op costs nothing. Like Grappler's dependency
@@ -37,6 +42,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
+from tfmini.core import registry
 from tfmini.core.graph import Operation, Output
 from tfmini.runtime.steps import Step, input_groups, reads_reference
 
@@ -61,17 +67,20 @@ class Passes:
         arithmetic: Arithmetic identities (x * 1, x + 0, double transpose, reshape chains).
         constant_folding: Constant folding, with static shapes materialized.
         dependency: Stateless ops that only a control edge asks for are not run.
+        remapping: Pairs of ops with a registered fusion run as one step.
     """
 
     cse: bool = True
     arithmetic: bool = True
     constant_folding: bool = True
     dependency: bool = True
+    remapping: bool = True
 
     @property
     def any(self) -> bool:
         """Whether any rewrite runs."""
-        return self.cse or self.arithmetic or self.constant_folding or self.dependency
+        return (self.cse or self.arithmetic or self.constant_folding or self.dependency
+                or self.remapping)
 
 
 def _attr_key(value: Any) -> Any:
@@ -193,6 +202,35 @@ class Rewriter:
             self.changed = True
             return [slot_of[inner.inputs[0]]] + list(inputs[1:])
         return inputs
+
+    def fuse(self, op: Operation, step: Step, slot_of: dict[Output, int]) -> Step | None:
+        """A step running ``op`` together with the producer of its first input, when the two
+        types have a registered fusion and nothing else reads that value; else None."""
+        if not self.passes.remapping or not op.inputs or step.takes_ctx:
+            return None
+        first = op.inputs[0]
+        producer = first.op
+        build = registry.fusion(op.type, producer.type)
+        if build is None or op._control_inputs or producer._control_inputs:
+            return None
+        if (first in self._feeds or not self._pure(op) or not self._pure(producer)
+                or not self._replaceable(producer) or producer.device != op.device):
+            return None
+        if any(c is not op for o in producer.outputs for c in o.consumers()):
+            return None
+        built = build(op, producer)
+        if built is None:
+            return None
+        fn, inputs = built
+        try:
+            slots = [slot_of[i] for i in inputs]
+        except KeyError:
+            return None
+        self.changed = True
+        fused = Step(op, fn, False, slots, step.outputs, step.device_index, step.device,
+                     step.blocking)
+        fused.fused = producer
+        return fused
 
     def fold(self, op: Operation, step: Step) -> Step | None:
         """A step handing out ``op``'s values computed now, when all its inputs are known
@@ -346,5 +384,6 @@ def rewrite_passes(config: Any) -> Passes | None:
         arithmetic=rw.arithmetic_optimization != off,
         constant_folding=opt.do_constant_folding and rw.constant_folding != off,
         dependency=rw.dependency_optimization != off,
+        remapping=rw.remapping != off,
     )
     return passes if passes.any else None

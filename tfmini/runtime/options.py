@@ -90,8 +90,8 @@ class OptimizerOptions:
 class RewriterConfig:
     """``tensorflow.RewriterConfig`` (Grappler): ``disable_meta_optimizer`` turns every
     rewrite off; ``constant_folding``, ``arithmetic_optimization``,
-    ``common_subgraph_elimination`` and ``dependency_optimization`` take the Toggle values
-    ``DEFAULT`` (0), ``ON`` (1), ``OFF`` (2)."""
+    ``common_subgraph_elimination``, ``dependency_optimization`` and ``remapping`` take the
+    Toggle values ``DEFAULT`` (0), ``ON`` (1), ``OFF`` (2)."""
 
     DEFAULT = 0
     ON = 1
@@ -101,6 +101,7 @@ class RewriterConfig:
     arithmetic_optimization: int = 0
     common_subgraph_elimination: int = 0
     dependency_optimization: int = 0
+    remapping: int = 0
 
 
 @define

@@ -59,11 +59,13 @@ class Step:
         sequence: Whether the kernel returns a sequence of results (see module docstring).
         blocking: Whether the step may wait (runs on its own thread in the dataflow executor).
         lineno: The step's line in the generated source (0 until code is generated).
+        fused: The op run inside this one (``graph_rewrite``'s remapping: the step reads
+            that op's inputs), or None.
     """
 
     __slots__ = (
         "op", "fn", "takes_ctx", "inputs", "outputs", "device_index", "device", "lineno",
-        "sequence", "blocking",
+        "sequence", "blocking", "fused",
     )
 
     def __init__(self, op: Operation, fn: Any, takes_ctx: bool, inputs: list, outputs: list[int],
@@ -80,6 +82,7 @@ class Step:
         self.device = device
         self.blocking = blocking
         self.lineno = 0
+        self.fused: Operation | None = None
 
     def arguments(self, ctxs: Sequence[Any], values: Sequence[Any]) -> list:
         """The kernel's positional arguments, reading input values from ``values`` (by slot)."""
@@ -235,12 +238,17 @@ def wrap_kernel_error(e: Exception, step: Step, inputs: Sequence[Any]) -> errors
     message = e.message if isinstance(e, errors.OpError) else _message_of(e)
     names = []
     i = 0
-    for arg, g in zip(op.op_def.inputs, input_groups(op)):
-        n = g.stop - g.start if isinstance(g, slice) else 1
-        for j in range(n):
-            label = arg.name if not isinstance(g, slice) else f"{arg.name}[{j}]"
-            names.append(f"{label}: {_describe_value(inputs[i] if i < len(inputs) else None)}")
-            i += 1
+    if step.fused is not None:  # the step reads the fused op's inputs, not its own
+        names = [_describe_value(v) for v in inputs]
+        message += f" (fused with {step.fused.type} '{step.fused.name}')"
+    else:
+        for arg, g in zip(op.op_def.inputs, input_groups(op)):
+            n = g.stop - g.start if isinstance(g, slice) else 1
+            for j in range(n):
+                label = arg.name if not isinstance(g, slice) else f"{arg.name}[{j}]"
+                value = inputs[i] if i < len(inputs) else None
+                names.append(f"{label}: {_describe_value(value)}")
+                i += 1
     described = f" [inputs: {', '.join(names)}]" if names else ""
     text = (
         f"{op.type} '{op.name}' on {step.device}: {message}{described} "

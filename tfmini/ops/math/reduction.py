@@ -22,6 +22,7 @@ from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import as_operand, build_output
 from tfmini.ops.common.kernel_util import invalid_argument
 from tfmini.ops.common.type_lists import NUMBER_TYPES
+from tfmini.ops.math import rows_native
 from tfmini.ops.math.elementwise import NUMERIC_TYPES, REAL_TYPES
 
 # ArgMax/ArgMin also take bool (TensorFlow's allowed types, cut to tfmini's dtypes).
@@ -114,7 +115,21 @@ def _accumulating_reduction(np_reduce: Callable) -> Callable:
     return kernel
 
 
-_reduction("Sum", "Sum over the given axes.", NUMBER_TYPES)(_accumulating_reduction(np.sum))
+@_reduction("Sum", "Sum over the given axes.", NUMBER_TYPES)
+def sum_kernel(input, reduction_indices, *, keep_dims):  # noqa: A002  (TF's argument name)
+    """Sum over the given axes; over all but the last of a large array (a bias gradient),
+    one compiled loop where available, with the NumPy reduction's order and bits
+    (rows_native.py)."""
+    axes = _reduction_axes(input, reduction_indices)
+    if input.size >= rows_native.MIN_ELEMENTS:
+        nd = input.ndim
+        if nd >= 2 and len(axes) == nd - 1 and sorted(axes) == list(range(nd - 1)):
+            out = rows_native.column_sums(input)
+            if out is not None:
+                return out.reshape([1] * (nd - 1) + [-1]) if keep_dims else out
+    acc = _accumulator(input.dtype)
+    out = np.sum(input, axis=axes, dtype=acc, keepdims=keep_dims)
+    return out if acc == input.dtype else _round_half(out, input.dtype)
 _reduction("Prod", "Product over the given axes.", NUMBER_TYPES)(
     _accumulating_reduction(np.prod))
 

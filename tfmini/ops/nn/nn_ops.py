@@ -24,12 +24,13 @@ from tfmini.core import dtypes
 from tfmini.core.builder import build_op, static_value
 from tfmini.core.convert import convert_to_tensor
 from tfmini.core.graph import Output
-from tfmini.core.registry import register_op
+from tfmini.core.registry import register_fusion, register_op
 from tfmini.core.scope import current_scope, name_scope
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import peek_op_name
 from tfmini.ops.common.kernel_util import invalid_argument
+from tfmini.ops.nn import activation_native
 
 # TensorFlow's type sets, restricted to the dtypes tfmini has (no bfloat16, complex, quantized
 # or wide unsigned types), in TensorFlow's order so error messages list them as TF does.
@@ -137,6 +138,9 @@ def _zero(x: np.ndarray):
 
 
 def _relu(features):
+    y = activation_native.relu(features)  # one compiled pass where available, same bits
+    if y is not None:
+        return y
     # np.maximum propagates NaN, as TensorFlow's Relu does.
     return np.maximum(features, _zero(features))
 
@@ -153,12 +157,45 @@ def _masked(gradients, mask):
 
 
 def _relu_grad(gradients, features):
+    out = activation_native.relu_grad(gradients, features)  # one compiled pass, same bits
+    if out is not None:
+        return out
     return _masked(gradients, np.greater(features, _zero(features)))
 
 
 activation_op("Relu", _relu, REAL_TYPES, doc="max(features, 0).")
 activation_grad_op("ReluGrad", _relu_grad, REAL_TYPES,
                    doc="gradients where features > 0, else 0.")
+
+
+def _bias_add_relu(x, b):
+    """Relu of a bias add, run as one step (the fusion below): one compiled pass where
+    available, else the add and Relu's kernel in turn; the same bits either way."""
+    y = activation_native.bias_add_relu(x, b)
+    if y is not None:
+        return y
+    return _relu(np.add(x, b))
+
+
+def _fuse_bias_add_relu(relu, add):
+    """Relu reading ``AddV2(x, b)`` or an NHWC ``BiasAdd(x, b)`` with ``b`` a vector as long
+    as ``x``'s last axis, in float32 or float64: ``_bias_add_relu`` on ``[x, b]``, as
+    Grappler's remapper fuses BiasAdd + Relu. Only where the static shapes promise that the
+    add cannot fail (its error would otherwise name the Relu)."""
+    x, b = add.inputs
+    if add.type == "BiasAdd" and add.attrs.get("data_format", "NHWC") != "NHWC":
+        return None
+    if x.dtype != b.dtype or x.dtype.name not in ("float32", "float64"):
+        return None
+    xd, bd = x.shape.dims, b.shape.dims
+    if (xd is None or bd is None or len(bd) != 1 or len(xd) < 2 or bd[0] is None
+            or xd[-1] != bd[0]):
+        return None
+    return _bias_add_relu, [x, b]
+
+
+register_fusion("Relu", "AddV2", _fuse_bias_add_relu)
+register_fusion("Relu", "BiasAdd", _fuse_bias_add_relu)
 
 
 # Relu6

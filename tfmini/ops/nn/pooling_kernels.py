@@ -5,7 +5,8 @@ avgpooling_op.cc: max pooling never picks a padding cell and skips NaN; ties go 
 first maximal cell in the window's row-major scan; average pooling divides by the number of
 valid (unpadded) cells. Windows are strided views (no loop over pixels); max pooling reduces
 a ``[N*outputs, taps, C]`` copy of them, average pooling adds the taps' slabs in float64 and
-rounds once.
+rounds once. Max pooling of windows that tile the input (and its gradient) runs a compiled
+loop where one is available (pooling_native.py), with the same results.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from math import prod
 
 import numpy as np
 
+from tfmini.ops.nn import pooling_native
 from tfmini.ops.nn.window_geometry import crop, pad_spatial, tap_slice, taps, windows
 
 __all__: list[str] = []
@@ -24,19 +26,38 @@ def _lowest(dtype: np.dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
-def max_argmax(x: np.ndarray, ksizes, strides, pads, outs) -> tuple[np.ndarray, np.ndarray]:
+def max_argmax(x: np.ndarray, ksizes, strides, pads, outs,
+               first_nan_sticks: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The window maxima ``[N, *outs, C]`` and, per output, the tap (flat index into the
-    window, row-major) holding it."""
+    window, row-major) holding it. NaN is skipped; with ``first_nan_sticks``, a window
+    whose first unpadded cell is NaN picks that cell, as MaxPoolGrad's argmax does
+    (``SpatialMaxPoolWithArgMaxHelper`` in tensorflow/core/kernels/maxpooling_op.cc takes
+    the first cell unconditionally, then a later one only if ``max < cell``)."""
     ones = [1] * len(ksizes)
     xp = pad_spatial(x, pads, _lowest(x.dtype))
     view = windows(xp, ksizes, strides, ones, outs)
     n, c = x.shape[0], x.shape[-1]
     flat = view.reshape(n, *outs, prod(ksizes), c)
+    first_nan = None
     if x.dtype.kind == "f" and np.isnan(flat).any():
-        flat = np.where(np.isnan(flat), -np.inf, flat)  # TensorFlow skips NaN
+        nan = np.isnan(flat)
+        if first_nan_sticks:
+            first = _first_valid_tap(x.shape[1:-1], ksizes, strides, pads, outs)
+            first_nan = (first, np.take_along_axis(nan, first[..., None, :], axis=-2)[..., 0, :])
+        flat = np.where(nan, -np.inf, flat)  # TensorFlow skips NaN
     arg = np.argmax(flat, axis=-2)
+    if first_nan is not None:
+        arg = np.where(first_nan[1], first_nan[0], arg)
     out = np.take_along_axis(flat, arg[..., None, :], axis=-2)[..., 0, :]
     return out, arg
+
+
+def _first_valid_tap(spatial, ksizes, strides, pads, outs) -> np.ndarray:
+    """Per output position, the first tap (row-major) of its window that is not padding,
+    shaped ``[1, *outs, 1]``."""
+    valid = pad_spatial(np.ones((1, *spatial, 1), np.int8), pads, 0)
+    view = windows(valid, ksizes, strides, [1] * len(ksizes), outs)
+    return np.argmax(view.reshape(1, *outs, prod(ksizes), 1), axis=-2)
 
 
 def argmax_positions(arg: np.ndarray, ksizes, strides, pads) -> list[np.ndarray]:
@@ -71,19 +92,25 @@ def _tile_taps(x: np.ndarray, ksizes, strides, pads, outs) -> list[tuple] | None
 
 
 def _tiled_max(x: np.ndarray, cells: list[tuple]) -> np.ndarray:
-    # An elementwise maximum over the taps' strided views: a pass over x, no 6-D reduce
-    # (5x faster than ``reshape(...).max(axis=(2, 4))`` for 2x2 windows).
-    if len(cells) == 1:
-        return x[cells[0]].copy()
-    y = np.maximum(x[cells[0]], x[cells[1]])
-    for cell in cells[2:]:
-        np.maximum(y, x[cell], out=y)
+    # An elementwise maximum over the taps' strided views, no 6-D reduce (several times
+    # faster than ``reshape(...).max(axis=(2, 4))`` for 2x2 windows).
+    # The running maximum is np.maximum's second operand: on a tie NumPy returns the second
+    # operand, so the first maximal cell's value stays (-0.0 against 0.0 is the only tie
+    # that shows; tests/ops/nn/test_pooling_native.py checks it against the general path).
+    # np.copyto(..., where=v > y) says the same without the tie rule but took 13x longer.
+    # NaN propagates: the caller sends such windows to the general path.
+    y = x[cells[0]].copy()
+    for cell in cells[1:]:
+        np.maximum(x[cell], y, out=y)
     return y
 
 
 def tiled_max(x: np.ndarray, ksizes, strides, pads, outs) -> np.ndarray | None:
     """Max pooling of windows that tile ``x``; None when they do not tile it or a window
     holds NaN (the general path skips NaN as TensorFlow does)."""
+    y = pooling_native.max_pool(x, ksizes, strides, pads, outs)
+    if y is not None:
+        return y
     cells = _tile_taps(x, ksizes, strides, pads, outs)
     if cells is None:
         return None
@@ -105,6 +132,9 @@ def tiled_max_grad(x: np.ndarray, dy: np.ndarray, ksizes, strides, pads,
     cell of its window in row-major scan, as TensorFlow picks it. None where the general
     path is needed (windows that do not tile, NaN in x, non-finite gradients: a 0 * inf
     must not turn into NaN)."""
+    dx = pooling_native.max_pool_grad(x, dy, ksizes, strides, pads, outs)
+    if dx is not None:
+        return dx
     cells = _tile_taps(x, ksizes, strides, pads, outs)
     if cells is None:
         return None
@@ -125,7 +155,8 @@ def _tiled_max_grad_chunk(x: np.ndarray, dy: np.ndarray, dx: np.ndarray,
     if x.dtype.kind == "f" and (np.isnan(y).any() or not np.isfinite(dy).all()):
         return False
     # Every input cell is one tap of one window, so each tap's strided slab of dx is
-    # written once: dy where the tap is the window's first maximum, else 0.
+    # written once: dy where the tap is the window's first maximum, else 0 (as dy * 0 here,
+    # made +0.0 below).
     free = None  # windows whose maximum no earlier tap holds
     last = len(cells) - 1
     for i, cell in enumerate(cells):  # ties: only the first maximal cell in scan order
@@ -138,6 +169,10 @@ def _tiled_max_grad_chunk(x: np.ndarray, dy: np.ndarray, dx: np.ndarray,
             if i < last:
                 np.logical_xor(free, first, out=free)  # first is within free: free & ~first
         np.multiply(dy, first, out=dx[cell])
+    if dx.dtype.kind == "f":
+        # TensorFlow adds each gradient into a zeroed dx: 0.0 where dy * 0 gave -0.0 (a
+        # negative dy at another cell), and at the maximum a -0.0 gradient lands as 0.0.
+        dx += 0
     return True
 
 

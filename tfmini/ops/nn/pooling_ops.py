@@ -5,7 +5,8 @@ own with gradients of their own).
 Each op reads as in the other families: its registration (TensorFlow's OpDef from
 tensorflow/core/ops/nn_ops.cc, shape functions as common_shape_fns.cc's pooling ones), then
 its kernel; the arithmetic is in ``pooling_kernels``. Channels-first data is computed
-channels-last and moved back, as the convolution ops do.
+channels-last and moved back, as the convolution ops do. At the end, the fusion of a
+ReluGrad with the MaxPoolGrad it reads (run as one step at plan time).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from tfmini import errors
-from tfmini.core.registry import register_op
+from tfmini.core import registry
+from tfmini.core.registry import register_fusion, register_op
 from tfmini.core.shapes import TensorShape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.kernel_util import as_int_list, invalid_argument
 from tfmini.ops.nn import pooling_kernels as pk
+from tfmini.ops.nn import pooling_native
 from tfmini.ops.nn import window_geometry as wg
 
 __all__: list[str] = []
@@ -256,7 +259,8 @@ def _max_pool_grad_kernel(op_type: str):
         dy = geo.check_shape("grad", grad, geo.out_shape)
         dx = pk.tiled_max_grad(x, dy, geo.ksizes, geo.strides, geo.pads, geo.outs)
         if dx is None:
-            _, arg = pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs)
+            _, arg = pk.max_argmax(x, geo.ksizes, geo.strides, geo.pads, geo.outs,
+                                   first_nan_sticks=True)
             dx = pk.max_pool_grad(geo.in_shape, arg, dy, geo.ksizes, geo.strides, geo.pads)
         return wg.from_channels_last(dx.astype(grad.dtype, copy=False), geo.fmt)
 
@@ -455,3 +459,47 @@ register_op(
            f"T: {{{_REAL}}}"],
     shape_fn=_pooled_shape(), doc="The input-shaped grad read at argmax.",
 )(max_pool_grad_grad_with_argmax_kernel)
+
+
+# ----------------------------------------------------------------------------------------
+# Fusion: ReluGrad of MaxPoolGrad (runtime/graph_rewrite.py's remapping pass)
+
+
+def _named(e: errors.OpError, node) -> errors.OpError:
+    """``e`` as the executor would report it for ``node`` (the op whose check failed)."""
+    return type(e)(None, node, f"{node.type} '{node.name}': {e.message} (defined at "
+                               f"{node.defined_at})")
+
+
+def _fuse_max_pool_grad_relu_grad(relu_grad, pool_grad):
+    """ReluGrad whose features are the MaxPoolGrad's ``orig_input`` (a conv-relu-pool
+    layer's gradient: both read the Relu's output), float32/float64: one step computing
+    ``dx * (x > 0)`` in the compiled MaxPoolGrad loop while each window is in cache, the
+    same bits as the two kernels in turn (which it runs where the loop does not apply).
+    MaxPoolGrad's checks keep its name in their errors."""
+    x = pool_grad.inputs[0]
+    if relu_grad.inputs[1] != x or x.dtype.name not in ("float32", "float64"):
+        return None
+    attrs = dict(pool_grad.attrs)
+    grad_kernel = _max_pool_grad_kernel("MaxPoolGrad")
+    relu_grad_kernel = registry.get("ReluGrad").kernel_for("CPU").fn
+
+    def max_pool_grad_relu_grad(orig_input, orig_output, grad):
+        try:
+            geo, xl = _max_grad_geometry("MaxPoolGrad", attrs, orig_input, orig_output, None,
+                                         None)
+            dy = geo.check_shape("grad", grad, geo.out_shape)
+        except errors.OpError as e:
+            raise _named(e, pool_grad) from e
+        if geo.fmt == "NHWC" and dy.dtype == xl.dtype:
+            dx = pooling_native.max_pool_grad(xl, dy, geo.ksizes, geo.strides, geo.pads,
+                                              geo.outs, relu=True)
+            if dx is not None:
+                return dx
+        dx = grad_kernel(orig_input, orig_output, grad, **attrs)
+        return relu_grad_kernel(dx, orig_input)
+
+    return max_pool_grad_relu_grad, list(pool_grad.inputs)
+
+
+register_fusion("ReluGrad", "MaxPoolGrad", _fuse_max_pool_grad_relu_grad)
