@@ -99,6 +99,40 @@ void NAME(const T *x, const T *m, const T *v, const T *g, T *nm, T *nv, T *out, 
 
 ADAM(tfmini_adam_f32, float, sqrtf)
 ADAM(tfmini_adam_f64, double, sqrt)
+
+/* In place: x, m, v are read and then written at the same index, so iterations are
+   independent (ivdep) and the loop touches 4 arrays instead of 7. g overlaps none of them
+   (checked by the caller). */
+#define ADAM_INPLACE(NAME, T, SQRT)                                                    \
+void NAME(T *x, T *m, T *v, const T *g, ptrdiff_t n, T c1, T c2, T alpha, T b1, T eps,  \
+          int nesterov) {                                                              \
+    if (nesterov) {                                                                    \
+        _Pragma("GCC ivdep")                                                           \
+        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
+            T gi = g[i], mi = m[i], vi = v[i];                                         \
+            T a = (gi - mi) * c1 + mi;                                                 \
+            T b = (gi * gi - vi) * c2 + vi;                                            \
+            T o = x[i] - ((a * b1 + gi * c1) * alpha) / (SQRT(b) + eps);               \
+            m[i] = a;                                                                  \
+            v[i] = b;                                                                  \
+            x[i] = o;                                                                  \
+        }                                                                              \
+    } else {                                                                           \
+        _Pragma("GCC ivdep")                                                           \
+        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
+            T gi = g[i], mi = m[i], vi = v[i];                                         \
+            T a = (gi - mi) * c1 + mi;                                                 \
+            T b = (gi * gi - vi) * c2 + vi;                                            \
+            T o = x[i] - (a * alpha) / (SQRT(b) + eps);                                \
+            m[i] = a;                                                                  \
+            v[i] = b;                                                                  \
+            x[i] = o;                                                                  \
+        }                                                                              \
+    }                                                                                  \
+}
+
+ADAM_INPLACE(tfmini_adam_inplace_f32, float, sqrtf)
+ADAM_INPLACE(tfmini_adam_inplace_f64, double, sqrt)
 """
 
 # -march=native: the library is compiled where it runs (the cache key holds the CPU's
@@ -115,6 +149,7 @@ _ADAM_ARGS = {
     np.dtype(np.float64): ("tfmini_adam_f64", ctypes.c_double),
 }
 _adam_fns: dict = {}
+_adam_inplace_fns: dict = {}
 
 
 def _cpu_flags() -> str:
@@ -220,6 +255,46 @@ def _adam_fn(dtype: np.dtype):
             ctypes.c_int]
         _adam_fns[dtype] = fn
     return fn
+
+
+def _adam_inplace_fn(dtype: np.dtype):
+    fn = _adam_inplace_fns.get(dtype)
+    if fn is None:
+        lib = library(_ADAM_SOURCE)
+        spec = _ADAM_ARGS.get(dtype)
+        if lib is None or spec is None:
+            return None
+        name, scalar = spec
+        fn = getattr(lib, name.replace("adam", "adam_inplace"))
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_ssize_t] + [scalar] * 5 + [ctypes.c_int]
+        _adam_inplace_fns[dtype] = fn
+    return fn
+
+
+def adam_inplace_ok(x, m, v, grad) -> bool:
+    """Whether :func:`adam_inplace` can update these arrays: the loop is compiled, all are
+    C-contiguous arrays of one float dtype and size, ``x``, ``m``, ``v`` writeable and
+    ``grad`` sharing no memory with them."""
+    dtype = x.dtype
+    if _adam_inplace_fns.get(dtype) is None and _adam_inplace_fn(dtype) is None:
+        return False
+    n = x.size
+    for a in (x, m, v, grad):
+        if a.dtype != dtype or a.size != n or not a.flags.c_contiguous:
+            return False
+    if not (x.flags.writeable and m.flags.writeable and v.flags.writeable):
+        return False
+    return not any(np.may_share_memory(grad, a) for a in (x, m, v))
+
+
+def adam_inplace(x, m, v, grad, c1, c2, alpha, b1, eps, nesterov) -> None:
+    """Adam's update written over ``x``, ``m``, ``v`` (the same operations as :func:`adam`,
+    so the same bits), for arrays :func:`adam_inplace_ok` accepted (or matching slices of
+    them)."""
+    fn = _adam_inplace_fns[x.dtype]
+    fn(x.ctypes.data, m.ctypes.data, v.ctypes.data, grad.ctypes.data, x.size, float(c1),
+       float(c2), float(alpha), float(b1), float(eps), 1 if nesterov else 0)
 
 
 def adam(x, m, v, grad, new_m, new_v, out, c1, c2, alpha, b1, eps, nesterov) -> bool:
