@@ -37,7 +37,6 @@ RMSProp, Adadelta, FTRL, proximal and AdagradDA updates); they are not part of `
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -123,17 +122,24 @@ def resolve_var(ctx: Any, value: Any) -> VariableResource:
     return res
 
 
-@contextlib.contextmanager
-def locked_all(resources: Sequence[VariableResource]):
-    """Holds the locks of ``resources`` (each once, in one global order: no deadlock)."""
-    unique = {id(r): r for r in resources}
-    locks = [unique[k].lock for k in sorted(unique)]
-    for lock in locks:
-        lock.acquire()
-    try:
-        yield
-    finally:
-        for lock in reversed(locks):
+class locked_all:  # noqa: N801 - used as a function: ``with locked_all(resources):``
+    """Holds the locks of ``resources`` (each once, in one global order: no deadlock).
+
+    A class rather than a generator context manager: a third of the cost (it runs for
+    every update of every step)."""
+
+    __slots__ = ("_locks",)
+
+    def __init__(self, resources: Sequence[VariableResource]):
+        unique = {id(r): r for r in resources}
+        self._locks = [unique[k].lock for k in sorted(unique)]
+
+    def __enter__(self) -> None:
+        for lock in self._locks:
+            lock.acquire()
+
+    def __exit__(self, *exc) -> None:
+        for lock in reversed(self._locks):
             lock.release()
 
 
@@ -392,9 +398,11 @@ def _adam_kernel(op_type: str) -> Callable:
             b1 = scalar_input(beta1, "beta1")
             b2 = scalar_input(beta2, "beta2")
             eps = scalar_input(epsilon, "epsilon")
-            one = np.ones((), x.dtype)
-            alpha = lr * np.sqrt(one - b2p) / (one - b1p)
-            scalars = (one - b1, one - b2, alpha, b1, eps, use_nesterov)
+            # NumPy scalars of T rather than 0-d arrays: the same rounding, a third the cost.
+            one = x.dtype.type(1)
+            b1, eps = b1[()], eps[()]
+            alpha = lr[()] * np.sqrt(one - b2p[()]) / (one - b1p[()])
+            scalars = (one - b1, one - b2[()], alpha, b1, eps, use_nesterov)
             if (not ref_out and len({id(r) for r in resources}) == 3
                     and ctx.commits_late(node) and native.available()):
                 # Nothing after this step touches these variables: apply the update when
