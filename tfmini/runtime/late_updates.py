@@ -70,25 +70,25 @@ def late_ops(steps: Sequence[Any], feeds: Sequence[Output]) -> frozenset[Operati
     applied after the last step (see the module docstring)."""
     feed_set = set(feeds)
     touched: set[tuple] = set()
-    unsafe = False  # a later step may look at any variable
     marked = []
     for step in reversed(steps):
         op = step.op
-        keys = set()
-        unknown = False
+        keys = None
         for inp in op.inputs:
             if inp.dtype.name == "resource":
                 key = _resource_key(inp, feed_set)
-                if key is None:
-                    unknown = True
+                if key is None:  # a later step may read any variable: none before it is marked
+                    return frozenset(marked)
+                if keys is None:
+                    keys = {key}
                 else:
                     keys.add(key)
-        if (not unsafe and not unknown and keys and op.op_def.is_stateful
-                and keys.isdisjoint(touched)):
+        if keys is None:
+            if op.op_def.is_stateful and op.type not in _HARMLESS_STATEFUL:
+                return frozenset(marked)
+            continue
+        if op.op_def.is_stateful and keys.isdisjoint(touched):
             marked.append(op)
-        if unknown or (op.op_def.is_stateful and not keys
-                       and op.type not in _HARMLESS_STATEFUL):
-            unsafe = True
         touched |= keys
     return frozenset(marked)
 
