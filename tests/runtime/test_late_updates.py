@@ -18,8 +18,9 @@ needs_native = pytest.mark.skipif(not native.available(), reason="no C compiler 
 _TRACE = dict(options=tm.RunOptions(trace_level=tm.RunOptions.FULL_TRACE))
 
 
-def _model():
-    """A two-layer model trained by Adam: (graph, x, loss, train, init, variables)."""
+def _model(optimizer=None):
+    """A two-layer model trained by Adam (or ``optimizer()``): (graph, x, loss, train, init,
+    variables)."""
     g = tm.Graph()
     with g.as_default():
         rng = np.random.default_rng(0)
@@ -30,7 +31,7 @@ def _model():
         h = tm.nn.relu(tm.matmul(x, w0) + b0)
         loss = tm.reduce_mean(tm.square(tm.matmul(h, w1) - 1.0))
         tm.identity(w0.read_value(), name="early")  # made before the optimizer: runs before
-        train = tm.train.AdamOptimizer(0.05).minimize(loss)
+        train = (optimizer() if optimizer else tm.train.AdamOptimizer(0.05)).minimize(loss)
         init = tm.global_variables_initializer()
     return g, x, loss, train, init, [w0, b0, w1]
 
@@ -56,15 +57,20 @@ def test_the_optimizer_updates_are_marked():
 
 
 @needs_native
-def test_plain_runs_equal_traced_runs_bit_for_bit():
+@pytest.mark.parametrize("sgd", [False, True])
+def test_plain_runs_equal_traced_runs_bit_for_bit(sgd):
     results = []
     for traced in (False, True):
-        g, x, loss, train, init, params = _model()
+        g, x, loss, train, init, params = _model(
+            (lambda: tm.train.GradientDescentOptimizer(0.1)) if sgd else None)
         with tm.Session(graph=g) as sess:
             sess.run(init)
             for i in range(6):
                 sess.run(train, {x: _batch(i)}, **(_TRACE if traced else {}))
+            late = next(reversed(sess._plans.values())).late_ops
             results.append(sess.run(params))
+        want = "ResourceApplyGradientDescent" if sgd else "ResourceApplyAdam"
+        assert sum(op.type == want for op in late) == 3  # deferred in both; traced: not used
     for a, b in zip(*results):
         np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
 

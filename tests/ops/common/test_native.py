@@ -89,6 +89,21 @@ def test_adam_in_place_loop_bit_equal_to_the_buffered_one(dtype, nesterov):
         np.testing.assert_array_equal(old.view(bits), new.view(bits))
 
 
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradient_descent_in_place_bit_equal_to_numpy(dtype):
+    x, _, _, d = _inputs(dtype, seed=3)
+    alpha = dtype(0.37)
+    with np.errstate(all="ignore"):
+        want = np.subtract(x, np.multiply(d, alpha))
+        assert native.gd_inplace_ok(x, d)
+        native.gd_inplace(x, d, alpha)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    np.testing.assert_array_equal(x.view(bits), want.view(bits))
+    assert not native.gd_inplace_ok(x, x[::-1])  # overlapping
+    assert not native.gd_inplace_ok(x.astype(np.float16), d.astype(np.float16))
+
+
 def test_adam_in_place_declines_what_it_cannot_do():
     x, m, v, g = (np.ones(8, np.float32) for _ in range(4))
     assert not native.adam_inplace_ok(x, m, v, x[::-1])  # the gradient overlaps x

@@ -133,6 +133,16 @@ void NAME(T *x, T *m, T *v, const T *g, ptrdiff_t n, T c1, T c2, T alpha, T b1, 
 
 ADAM_INPLACE(tfmini_adam_inplace_f32, float, sqrtf)
 ADAM_INPLACE(tfmini_adam_inplace_f64, double, sqrt)
+
+/* Gradient descent in place: x - d * alpha, TensorFlow's two roundings (no FMA). */
+#define GD_INPLACE(NAME, T)                                                            \
+void NAME(T *x, const T *d, ptrdiff_t n, T alpha) {                                    \
+    _Pragma("GCC ivdep")                                                               \
+    for (ptrdiff_t i = 0; i < n; ++i) x[i] = x[i] - d[i] * alpha;                      \
+}
+
+GD_INPLACE(tfmini_gd_inplace_f32, float)
+GD_INPLACE(tfmini_gd_inplace_f64, double)
 """
 
 # -march=native: the library is compiled where it runs (the cache key holds the CPU's
@@ -295,6 +305,36 @@ def adam_inplace(x, m, v, grad, c1, c2, alpha, b1, eps, nesterov) -> None:
     fn = _adam_inplace_fns[x.dtype]
     fn(x.ctypes.data, m.ctypes.data, v.ctypes.data, grad.ctypes.data, x.size, float(c1),
        float(c2), float(alpha), float(b1), float(eps), 1 if nesterov else 0)
+
+
+_gd_inplace_fns: dict = {}
+
+
+def gd_inplace_ok(x, delta) -> bool:
+    """Whether :func:`gd_inplace` can update ``x``: the loop is compiled, both are
+    C-contiguous arrays of one float dtype and size, ``x`` writeable and ``delta`` sharing
+    no memory with it."""
+    dtype = x.dtype
+    fn = _gd_inplace_fns.get(dtype)
+    if fn is None:
+        lib = library(_ADAM_SOURCE)
+        spec = _ADAM_ARGS.get(dtype)
+        if lib is None or spec is None:
+            return False
+        name, scalar = spec
+        fn = getattr(lib, name.replace("adam", "gd_inplace"))
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t, scalar]
+        _gd_inplace_fns[dtype] = fn
+    return (delta.dtype == dtype and delta.size == x.size and x.flags.c_contiguous
+            and delta.flags.c_contiguous and x.flags.writeable
+            and not np.may_share_memory(x, delta))
+
+
+def gd_inplace(x, delta, alpha) -> None:
+    """``x -= delta * alpha`` in one pass, rounded as ``x - (delta * alpha)`` in NumPy (the
+    same bits), for arrays :func:`gd_inplace_ok` accepted (or matching slices of them)."""
+    _gd_inplace_fns[x.dtype](x.ctypes.data, delta.ctypes.data, x.size, float(alpha))
 
 
 def adam(x, m, v, grad, new_m, new_v, out, c1, c2, alpha, b1, eps, nesterov) -> bool:

@@ -192,6 +192,21 @@ def _new_var_gd(res, var, alpha, delta):
     return out
 
 
+def _gd_late(res, delta, alpha) -> None:
+    """A late commit's gradient descent step (runtime/late_updates.py): one pass over the
+    value itself when nobody else holds it (the same bits), else into the spare buffer."""
+    x = res.writable_value()
+    if x is not None:
+        x.flags.writeable = True
+        if native.gd_inplace_ok(x, delta):
+            parallel.elementwise(native.gd_inplace, (x, delta), alpha)
+            res.changed_in_place()
+            return
+        x.flags.writeable = False
+    del x
+    res.swap(_new_var_gd(res, res.value, alpha, delta))
+
+
 def _adagrad_dense(v_res, a_res, var, accum, lr, grad, eps, update_slots):
     """Returns (new var, new accum or None when the slot is kept)."""
     new_a = None
@@ -246,6 +261,18 @@ def _gd_kernel(op_type: str) -> Callable:
             v = check_var(res, T, "var")
             alpha = scalar_input(alpha, "alpha")
             same_shape(v, delta, "delta")
+            if not ref_out and ctx.commits_late(node) and native.available():
+                # Nothing after this step touches the variable: apply the update when the
+                # run has succeeded, in place (runtime/late_updates.py).
+                version = res.version
+                delta = np.asarray(delta)
+
+                def check():
+                    if res.version != version:  # changed meanwhile
+                        same_shape(check_var(res, T, "var"), delta, "delta")
+
+                ctx.commit_late((res,), check, lambda: _gd_late(res, delta, alpha))
+                return None
             res.replace(ctx, _new_var_gd(res, v, alpha, delta))
         return var if ref_out else None
 
