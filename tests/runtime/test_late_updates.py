@@ -11,9 +11,19 @@ import pytest
 
 import tfmini as tm
 from tfmini.ops.common import native
+from tfmini.ops.variables import training_ops
 from tfmini.runtime import late_updates
 
 needs_native = pytest.mark.skipif(not native.available(), reason="no C compiler here")
+
+
+
+@pytest.fixture(autouse=True)
+def _small_variables_commit_late(monkeypatch):
+    # The kernels defer only large variables' updates (training_ops.LATE_MIN_ELEMENTS);
+    # these models are small.
+    monkeypatch.setattr(training_ops, "LATE_MIN_ELEMENTS", 0)
+
 
 _TRACE = dict(options=tm.RunOptions(trace_level=tm.RunOptions.FULL_TRACE))
 
@@ -168,3 +178,19 @@ def test_commit_checks_everything_before_writing():
     assert applied == []
     late_updates.commit([ok, ok])
     assert applied == [1, 1]
+
+
+@needs_native
+def test_only_large_variables_are_written_over(monkeypatch):
+    monkeypatch.setattr(training_ops, "LATE_MIN_ELEMENTS", 30)  # w0 (6x5) late, b0, w1 not
+    g, x, loss, train, init, params = _model(lambda: tm.train.GradientDescentOptimizer(0.1))
+    with tm.Session(graph=g) as sess:
+        sess.run(init)
+        manager = sess._device("CPU").resource_manager
+        ids = {name: set() for name in ("w0", "b0")}
+        for i in range(4):
+            sess.run(train, {x: _batch(i)})
+            for name in ids:
+                ids[name].add(id(manager.lookup("", name).value))
+    assert len(ids["w0"]) == 1  # written over, run after run
+    assert len(ids["b0"]) == 2  # two buffers in turn, swapped during the run

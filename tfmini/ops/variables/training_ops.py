@@ -185,6 +185,14 @@ def same_shape(var: np.ndarray, other: np.ndarray, name: str) -> None:
 # where the formula allows) and returns them for the swap.
 
 
+# Updates of variables at least this large are applied in place when the run has succeeded
+# (runtime/late_updates.py), where their memory traffic is what they cost: 4 arrays instead
+# of 7 for Adam, one pass instead of two for gradient descent. A smaller one stays in cache
+# and gains less than a deferred update's fixed cost (about 7 us: measured on the logistic
+# regression step, 784x10 and 10 elements, 0.088 -> 0.103 ms with both deferred).
+LATE_MIN_ELEMENTS = 1 << 16
+
+
 def _new_var_gd(res, var, alpha, delta):
     out = res.scratch()
     np.multiply(delta, alpha, out=out)
@@ -261,7 +269,8 @@ def _gd_kernel(op_type: str) -> Callable:
             v = check_var(res, T, "var")
             alpha = scalar_input(alpha, "alpha")
             same_shape(v, delta, "delta")
-            if not ref_out and ctx.commits_late(node) and native.available():
+            if (not ref_out and v.size >= LATE_MIN_ELEMENTS and ctx.commits_late(node)
+                    and native.available()):
                 # Nothing after this step touches the variable: apply the update when the
                 # run has succeeded, in place (runtime/late_updates.py).
                 version = res.version
@@ -431,7 +440,8 @@ def _adam_kernel(op_type: str) -> Callable:
             alpha = lr[()] * np.sqrt(one - b2p[()]) / (one - b1p[()])
             scalars = (one - b1, one - b2[()], alpha, b1, eps, use_nesterov)
             if (not ref_out and len({id(r) for r in resources}) == 3
-                    and ctx.commits_late(node) and native.available()):
+                    and x.size >= LATE_MIN_ELEMENTS and ctx.commits_late(node)
+                    and native.available()):
                 # Nothing after this step touches these variables: apply the update when
                 # the run has succeeded, in place (runtime/late_updates.py).
                 versions = [r.version for r in resources]
