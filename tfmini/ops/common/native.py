@@ -9,8 +9,10 @@ the source, the flags and the CPU's instruction-set flags, and loads it with ``c
 
 Each family keeps its own C source next to its kernels and gets its library from
 :func:`library` (one library per source, compiled once per process and cached across
-processes); Adam's loop below is the first such source. Every compiled loop keeps a NumPy
-path that gives the same results, and a test that the two agree (docs/internals.md).
+processes); the optimizer loops below are the first such source: Adam into spare buffers,
+Adam and gradient descent written over the variable (for updates applied once their run has
+succeeded: ``runtime/late_updates.py``). Every compiled loop keeps a NumPy path that gives
+the same results, and a test that the two agree (docs/internals.md).
 
 The loops do TensorFlow's arithmetic in TensorFlow's order, one IEEE operation at a time:
 no fused multiply-add (``-ffp-contract=off``), no reassociation (no ``-ffast-math``), the
