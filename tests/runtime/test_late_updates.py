@@ -17,7 +17,6 @@ from tfmini.runtime import late_updates
 needs_native = pytest.mark.skipif(not native.available(), reason="no C compiler here")
 
 
-
 @pytest.fixture(autouse=True)
 def _small_variables_commit_late(monkeypatch):
     # The kernels defer only large variables' updates (training_ops.LATE_MIN_ELEMENTS);
@@ -131,7 +130,6 @@ def test_a_later_reader_keeps_the_update_in_the_run():
         names = _late_names(sess, after, {x: _batch(0)})
         got = sess.run(after, {x: _batch(1)})
         np.testing.assert_array_equal(got, sess.run(params[0]))
-    assert "w0/Adam" not in " ".join(n for n in names if "update_w0" in n)
     assert not any("update_w0" in n for n in names)
     assert any("update_w1" in n for n in names)
 
@@ -147,7 +145,7 @@ def test_unknown_handles_and_other_stateful_ops_stop_the_marking():
         u = tm.Variable(np.ones(3, np.float32), name="u")
         up_v = v.assign_add(np.ones(3, np.float32), read_value=False)
         up_u = u.assign_add(np.ones(3, np.float32), read_value=False)
-        printed = tm.raw_ops.StatelessRandomUniform(shape=[2], seed=[1, 2])
+        stateless = tm.raw_ops.StatelessRandomUniform(shape=[2], seed=[1, 2])
         handle = tm.placeholder(tm.resource, [], name="h")
         via_feed = tm.raw_ops.ReadVariableOp(resource=handle, dtype=tm.float32)
     ops = [up_v, up_u]
@@ -155,7 +153,7 @@ def test_unknown_handles_and_other_stateful_ops_stop_the_marking():
     # A later step reading a fed handle might read any variable.
     assert late_updates.late_ops(_steps(ops + [via_feed.op]), []) == frozenset()
     # A later stateless op changes nothing.
-    assert late_updates.late_ops(_steps(ops + [printed.op]), []) == frozenset(ops)
+    assert late_updates.late_ops(_steps(ops + [stateless.op]), []) == frozenset(ops)
     # A later step on the same variable keeps the earlier one in the run.
     assert late_updates.late_ops(_steps([up_v, up_u, up_v]), []) == frozenset({up_u, up_v})
 
