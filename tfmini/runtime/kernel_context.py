@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfmini import errors
+from tfmini.runtime.late_updates import LateUpdate
 
 _step_ids = itertools.count(1)
 
@@ -38,7 +39,7 @@ class RunState:
 
     __slots__ = (
         "session", "options", "deadline", "step_id", "_undo", "cancelled", "closed_inside",
-        "step_resources", "recomputing",
+        "step_resources", "recomputing", "late_ops", "late",
     )
 
     def __init__(self, session: Any, options: Any, deadline: float | None):
@@ -53,6 +54,10 @@ class RunState:
         self.closed_inside = False
         self.step_resources: dict[str, Any] = {}
         self.recomputing = 0
+        # Ops of the plan whose updates may wait for the run's end (late_updates.py), and
+        # the updates that wait.
+        self.late_ops: frozenset = frozenset()
+        self.late: list = []
 
     def cancel(self) -> None:
         """Makes this run's waiting steps give up (another step of the run failed)."""
@@ -99,6 +104,20 @@ class KernelContext:
         variables, accumulators and tables as they were.
         """
         self.run.on_failure(undo)
+
+    def commits_late(self, node: Any) -> bool:
+        """Whether ``node``'s kernel may hand its update to :meth:`commit_late` (nothing
+        after it in this run touches its resources: ``runtime/late_updates.py``)."""
+        return node in self.run.late_ops
+
+    def commit_late(self, resources: Sequence[Any], check: Callable[[], None],
+                    apply: Callable[[], None]) -> None:
+        """Registers an update to apply when every step of the run has succeeded, holding
+        the locks of ``resources``: ``check()`` (raising a ``tm.errors`` class when the
+        resources changed so that the update no longer fits) for every such update first,
+        then ``apply()``, which must not fail. Only for a ``node`` :meth:`commits_late`
+        accepted."""
+        self.run.late.append(LateUpdate(resources, check, apply))
 
     @property
     def step_resources(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from tfmini.runtime.analysis import analyze
 from tfmini.runtime.codegen import CompiledPlan, generate
 from tfmini.runtime.executors import CompiledExecutor, DataflowExecutor, StepwiseExecutor
 from tfmini.runtime.graph_rewrite import Passes
+from tfmini.runtime.late_updates import late_ops
 
 # Heads the annotated source of a plan that the compiled function does not run.
 _DATAFLOW_NOTE = (
@@ -55,6 +56,8 @@ class Plan:
             kernel failure is raised as the matching ``tm.errors`` class naming the op.
         run_stepwise: ``run_stepwise(ctxs, feed_values, stats=None)``: the same, step by step,
             appending ``(step, device, start, end, output shapes)`` per step to ``stats``.
+        late_ops: The ops whose updates may be applied when the run has succeeded
+            (``late_updates.late_ops``; empty for a plan holding blocking steps).
     """
 
     def __init__(
@@ -92,9 +95,11 @@ class Plan:
             # The generated text is kept for reading (plan_source); nothing compiles it.
             self.annotated_source = _DATAFLOW_NOTE + generated.annotated
             self.program = None
+            self.late_ops: frozenset[Operation] = frozenset()
             self.run = self.run_stepwise = DataflowExecutor(schedule).run
         else:
             self.annotated_source = generated.annotated
+            self.late_ops = late_ops(schedule.steps, schedule.feeds)
             self.program = CompiledPlan(generated, tuple(step.fn for step in schedule.steps))
             # Bound methods as attributes: Session.run's hot path calls the executor directly.
             self.run = CompiledExecutor(schedule, self.program).run

@@ -27,6 +27,7 @@ from tfmini.core.scope import get_default_graph
 from tfmini.runtime.fetch import FetchMapper, resolve_fetch
 from tfmini.runtime.graph_rewrite import rewrite_passes
 from tfmini.runtime.kernel_context import KernelContext, RunState
+from tfmini.runtime.late_updates import commit as commit_late
 from tfmini.runtime.memory import keep_memory_warm
 from tfmini.runtime.options import (
     ConfigProto,
@@ -556,12 +557,16 @@ class Session:
                     values = plan.run_stepwise(ctxs, feed_values, stats)
                     self._record_stats(run_metadata, stats)
                 else:
+                    run.late_ops = plan.late_ops
                     values = plan.run(ctxs, feed_values)
             if run.closed_inside:
                 raise errors.CancelledError(
                     None, None, "Session.close() was called during this run (from one of its "
                     "kernels); the run's results are discarded"
                 )
+            if run.late:  # updates written in place now that nothing can fail after them
+                with np.errstate(all="ignore"):
+                    commit_late(run.late)
         except BaseException as e:
             run.rollback()
             if run.closed_inside and not isinstance(e, errors.CancelledError):

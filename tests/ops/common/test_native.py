@@ -71,11 +71,53 @@ def test_adam_loop_with_aliased_outputs_is_elementwise():
         np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
 
 
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_adam_in_place_loop_bit_equal_to_the_buffered_one(dtype, nesterov):
+    x, m, v, g = _inputs(dtype, seed=2)
+    one = np.ones((), dtype)
+    args = (one - dtype(0.9), one - dtype(0.999), dtype(1e-3), dtype(0.9), dtype(1e-8),
+            nesterov)
+    outs = [np.empty_like(x) for _ in range(3)]
+    with np.errstate(all="ignore"):
+        assert native.adam(x, m, v, g, *outs, *args)
+        assert native.adam_inplace_ok(x, m, v, g)
+        native.adam_inplace(x, m, v, g, *args)  # x, m, v written over
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    for new, old in zip(outs, (m, v, x)):
+        np.testing.assert_array_equal(old.view(bits), new.view(bits))
+
+
+@needs_native
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradient_descent_in_place_bit_equal_to_numpy(dtype):
+    x, _, _, d = _inputs(dtype, seed=3)
+    alpha = dtype(0.37)
+    with np.errstate(all="ignore"):
+        want = np.subtract(x, np.multiply(d, alpha))
+        assert native.gd_inplace_ok(x, d)
+        native.gd_inplace(x, d, alpha)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    np.testing.assert_array_equal(x.view(bits), want.view(bits))
+    assert not native.gd_inplace_ok(x, x[::-1])  # overlapping
+    assert not native.gd_inplace_ok(x.astype(np.float16), d.astype(np.float16))
+
+
+def test_adam_in_place_declines_what_it_cannot_do():
+    x, m, v, g = (np.ones(8, np.float32) for _ in range(4))
+    assert not native.adam_inplace_ok(x, m, v, x[::-1])  # the gradient overlaps x
+    assert not native.adam_inplace_ok(x.astype(np.float16), m, v, g)
+    x.flags.writeable = False
+    assert not native.adam_inplace_ok(x, m, v, g)
+
+
 def test_adam_training_same_with_and_without_loop(monkeypatch):
     def train(use_native):
         with monkeypatch.context() as mp:
             if not use_native:
                 mp.setattr(native, "adam", lambda *a: False)
+                mp.setattr(native, "adam_inplace_ok", lambda *a: False)
             g = tm.Graph()
             with g.as_default():
                 w = tm.Variable(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))

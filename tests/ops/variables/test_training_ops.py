@@ -433,7 +433,9 @@ def test_dense_updates_alternate_between_two_buffers(graph):
             sess.run(op)
             ids.add(id(res.value))
             assert not res.value.flags.writeable
-        assert len(ids) == 2  # double buffering: no new array per step
+        # No new array per step: written in place once the run succeeded (the run's last
+        # update: runtime/late_updates.py), else double buffering.
+        assert len(ids) <= 2
         held = res.value  # somebody holds the current value: it must never be written
         snapshot = held.copy()
         for _ in range(3):

@@ -9,8 +9,10 @@ the source, the flags and the CPU's instruction-set flags, and loads it with ``c
 
 Each family keeps its own C source next to its kernels and gets its library from
 :func:`library` (one library per source, compiled once per process and cached across
-processes); Adam's loop below is the first such source. Every compiled loop keeps a NumPy
-path that gives the same results, and a test that the two agree (docs/internals.md).
+processes); the optimizer loops below are the first such source: Adam into spare buffers,
+Adam and gradient descent written over the variable (for updates applied once their run has
+succeeded: ``runtime/late_updates.py``). Every compiled loop keeps a NumPy path that gives
+the same results, and a test that the two agree (docs/internals.md).
 
 The loops do TensorFlow's arithmetic in TensorFlow's order, one IEEE operation at a time:
 no fused multiply-add (``-ffp-contract=off``), no reassociation (no ``-ffast-math``), the
@@ -99,6 +101,50 @@ void NAME(const T *x, const T *m, const T *v, const T *g, T *nm, T *nv, T *out, 
 
 ADAM(tfmini_adam_f32, float, sqrtf)
 ADAM(tfmini_adam_f64, double, sqrt)
+
+/* In place: x, m, v are read and then written at the same index, so iterations are
+   independent (ivdep) and the loop touches 4 arrays instead of 7. g overlaps none of them
+   (checked by the caller). */
+#define ADAM_INPLACE(NAME, T, SQRT)                                                    \
+void NAME(T *x, T *m, T *v, const T *g, ptrdiff_t n, T c1, T c2, T alpha, T b1, T eps,  \
+          int nesterov) {                                                              \
+    if (nesterov) {                                                                    \
+        _Pragma("GCC ivdep")                                                           \
+        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
+            T gi = g[i], mi = m[i], vi = v[i];                                         \
+            T a = (gi - mi) * c1 + mi;                                                 \
+            T b = (gi * gi - vi) * c2 + vi;                                            \
+            T o = x[i] - ((a * b1 + gi * c1) * alpha) / (SQRT(b) + eps);               \
+            m[i] = a;                                                                  \
+            v[i] = b;                                                                  \
+            x[i] = o;                                                                  \
+        }                                                                              \
+    } else {                                                                           \
+        _Pragma("GCC ivdep")                                                           \
+        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
+            T gi = g[i], mi = m[i], vi = v[i];                                         \
+            T a = (gi - mi) * c1 + mi;                                                 \
+            T b = (gi * gi - vi) * c2 + vi;                                            \
+            T o = x[i] - (a * alpha) / (SQRT(b) + eps);                                \
+            m[i] = a;                                                                  \
+            v[i] = b;                                                                  \
+            x[i] = o;                                                                  \
+        }                                                                              \
+    }                                                                                  \
+}
+
+ADAM_INPLACE(tfmini_adam_inplace_f32, float, sqrtf)
+ADAM_INPLACE(tfmini_adam_inplace_f64, double, sqrt)
+
+/* Gradient descent in place: x - d * alpha, TensorFlow's two roundings (no FMA). */
+#define GD_INPLACE(NAME, T)                                                            \
+void NAME(T *x, const T *d, ptrdiff_t n, T alpha) {                                    \
+    _Pragma("GCC ivdep")                                                               \
+    for (ptrdiff_t i = 0; i < n; ++i) x[i] = x[i] - d[i] * alpha;                      \
+}
+
+GD_INPLACE(tfmini_gd_inplace_f32, float)
+GD_INPLACE(tfmini_gd_inplace_f64, double)
 """
 
 # -march=native: the library is compiled where it runs (the cache key holds the CPU's
@@ -115,6 +161,7 @@ _ADAM_ARGS = {
     np.dtype(np.float64): ("tfmini_adam_f64", ctypes.c_double),
 }
 _adam_fns: dict = {}
+_adam_inplace_fns: dict = {}
 
 
 def _cpu_flags() -> str:
@@ -220,6 +267,76 @@ def _adam_fn(dtype: np.dtype):
             ctypes.c_int]
         _adam_fns[dtype] = fn
     return fn
+
+
+def _adam_inplace_fn(dtype: np.dtype):
+    fn = _adam_inplace_fns.get(dtype)
+    if fn is None:
+        lib = library(_ADAM_SOURCE)
+        spec = _ADAM_ARGS.get(dtype)
+        if lib is None or spec is None:
+            return None
+        name, scalar = spec
+        fn = getattr(lib, name.replace("adam", "adam_inplace"))
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_ssize_t] + [scalar] * 5 + [ctypes.c_int]
+        _adam_inplace_fns[dtype] = fn
+    return fn
+
+
+def adam_inplace_ok(x, m, v, grad) -> bool:
+    """Whether :func:`adam_inplace` can update these arrays: the loop is compiled, all are
+    C-contiguous arrays of one float dtype and size, ``x``, ``m``, ``v`` writeable and
+    ``grad`` sharing no memory with them."""
+    dtype = x.dtype
+    if _adam_inplace_fns.get(dtype) is None and _adam_inplace_fn(dtype) is None:
+        return False
+    n = x.size
+    for a in (x, m, v, grad):
+        if a.dtype != dtype or a.size != n or not a.flags.c_contiguous:
+            return False
+    if not (x.flags.writeable and m.flags.writeable and v.flags.writeable):
+        return False
+    return not any(np.may_share_memory(grad, a) for a in (x, m, v))
+
+
+def adam_inplace(x, m, v, grad, c1, c2, alpha, b1, eps, nesterov) -> None:
+    """Adam's update written over ``x``, ``m``, ``v`` (the same operations as :func:`adam`,
+    so the same bits), for arrays :func:`adam_inplace_ok` accepted (or matching slices of
+    them)."""
+    fn = _adam_inplace_fns[x.dtype]
+    fn(x.ctypes.data, m.ctypes.data, v.ctypes.data, grad.ctypes.data, x.size, float(c1),
+       float(c2), float(alpha), float(b1), float(eps), 1 if nesterov else 0)
+
+
+_gd_inplace_fns: dict = {}
+
+
+def gd_inplace_ok(x, delta) -> bool:
+    """Whether :func:`gd_inplace` can update ``x``: the loop is compiled, both are
+    C-contiguous arrays of one float dtype and size, ``x`` writeable and ``delta`` sharing
+    no memory with it."""
+    dtype = x.dtype
+    fn = _gd_inplace_fns.get(dtype)
+    if fn is None:
+        lib = library(_ADAM_SOURCE)
+        spec = _ADAM_ARGS.get(dtype)
+        if lib is None or spec is None:
+            return False
+        name, scalar = spec
+        fn = getattr(lib, name.replace("adam", "gd_inplace"))
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t, scalar]
+        _gd_inplace_fns[dtype] = fn
+    return (delta.dtype == dtype and delta.size == x.size and x.flags.c_contiguous
+            and delta.flags.c_contiguous and x.flags.writeable
+            and not np.may_share_memory(x, delta))
+
+
+def gd_inplace(x, delta, alpha) -> None:
+    """``x -= delta * alpha`` in one pass, rounded as ``x - (delta * alpha)`` in NumPy (the
+    same bits), for arrays :func:`gd_inplace_ok` accepted (or matching slices of them)."""
+    _gd_inplace_fns[x.dtype](x.ctypes.data, delta.ctypes.data, x.size, float(alpha))
 
 
 def adam(x, m, v, grad, new_m, new_v, out, c1, c2, alpha, b1, eps, nesterov) -> bool:

@@ -125,6 +125,33 @@ class VariableResource:
             return spare
         return np.empty_like(value)
 
+    def writable_value(self) -> np.ndarray | None:
+        """The current value itself, for an update to write over, when nobody else holds it
+        and it owns its memory; else None (call with ``lock`` held). The caller makes it
+        writeable, writes, then calls :meth:`changed_in_place`. Registers no undo: only for
+        updates applied once their run can no longer fail (``runtime/late_updates.py``)."""
+        value = self.value
+        # References: the slot, the local name and getrefcount's argument.
+        if value is None or value.base is not None or sys.getrefcount(value) > 3:
+            return None
+        return value
+
+    def changed_in_place(self) -> None:
+        """Marks the value written over (by the holder of ``lock``) read-only again, as a
+        change."""
+        self.value.flags.writeable = False
+        self.version += 1
+
+    def swap(self, new: np.ndarray) -> None:
+        """:meth:`replace` without an undo, for an update applied once its run can no longer
+        fail (call with ``lock`` held)."""
+        if new.flags.writeable:
+            new.flags.writeable = False
+        old = self.value
+        self.value = new
+        self._spare = old if old is not new and old is not None and old.base is None else None
+        self.version += 1
+
     def begin_update(self, ctx: Any, rows: np.ndarray) -> np.ndarray:
         """A writeable array equal to ``value`` whose rows ``rows`` the caller may change.
 
