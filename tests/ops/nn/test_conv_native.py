@@ -1,0 +1,95 @@
+"""tfmini/ops/nn/conv_native.py: the compiled col2im behind the input gradient agrees with
+the NumPy paths (the transposed convolution, the per-tap products, col2im by strided adds)
+on every geometry the kernels serve, and declines what it cannot do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tfmini.ops.common import native
+from tfmini.ops.nn import conv_kernels as ck
+from tfmini.ops.nn import conv_native
+from tfmini.ops.nn.window_geometry import output_geometry
+
+needs_native = pytest.mark.skipif(
+    conv_native.col2im_loop(np.dtype(np.float64), [3, 3], 2, [2, 2], [1, 1], [1, 1],
+                            [(0, 1), (0, 1)], [3, 3]) is None,
+    reason="no C compiler here")
+
+CASES = [  # spatial, ksizes, strides, dilations, padding, explicit pairs
+    ([9, 8], [3, 3], [1, 1], [1, 1], "SAME", None),
+    ([9, 8], [5, 5], [1, 1], [1, 1], "SAME", None),
+    ([9, 8], [3, 2], [2, 3], [1, 1], "SAME", None),
+    ([9, 8], [3, 3], [1, 1], [2, 1], "VALID", None),
+    ([9, 8], [2, 3], [2, 1], [1, 2], "EXPLICIT", [(3, 0), (1, 2)]),
+    ([6, 5, 7], [2, 3, 2], [1, 2, 1], [1, 1, 2], "SAME", None),
+    ([6, 5, 7], [3, 1, 3], [2, 1, 1], [1, 1, 1], "VALID", None),
+]
+
+
+def _geometry(spatial, ksizes, strides, dilations, padding, pairs):
+    pairs = pairs or [(0, 0)] * len(spatial)
+    outs, pads = output_geometry(spatial, ksizes, strides, dilations, padding, pairs)
+    return strides, dilations, pads, outs
+
+
+@needs_native
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 2e-5)])
+@pytest.mark.parametrize("case", CASES)
+def test_col2im_input_gradient_matches_the_numpy_paths(case, dtype, tol, monkeypatch):
+    spatial, ksizes = case[0], case[1]
+    geo = _geometry(*case)
+    rng = np.random.default_rng(len(spatial) + sum(ksizes))
+    in_shape = (3, *spatial, 5)
+    w = rng.normal(size=(*ksizes, 5, 4)).astype(dtype)
+    dy = rng.normal(size=(3, *geo[3], 4)).astype(dtype)
+    fast = ck.conv_backprop_input(in_shape, w, dy, *geo)
+    monkeypatch.setattr(conv_native, "col2im_loop", lambda *a: None)
+    slow = ck.conv_backprop_input(in_shape, w, dy, *geo)
+    # The adjoint written out: col2im of dy @ w^T by one strided add per tap.
+    dcol = (dy.reshape(-1, 4) @ w.reshape(-1, 4).T).reshape(3, *geo[3], *ksizes, 5)
+    want = ck.col2im(dcol, in_shape, ksizes, geo[0], geo[1], geo[2], geo[3])
+    assert fast.dtype == slow.dtype == dtype and fast.flags.c_contiguous
+    np.testing.assert_allclose(fast, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(slow, want, rtol=tol, atol=tol)
+
+
+@needs_native
+def test_col2im_in_chunks_of_images_matches_the_whole_batch(monkeypatch):
+    """Chunks of one image (and batch parts on the kernel helpers) give the whole-batch
+    result: each chunk writes only its own images of the gradient."""
+    geo = _geometry([7, 7], [3, 3], [1, 1], [1, 1], "SAME", None)
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=(3, 3, 6, 2))
+    dy = rng.normal(size=(5, 7, 7, 2))
+    whole = ck.conv_backprop_input((5, 7, 7, 6), w, dy, *geo)
+    monkeypatch.setattr(ck, "_CHUNK_BYTES", 1)
+    np.testing.assert_allclose(ck.conv_backprop_input((5, 7, 7, 6), w, dy, *geo), whole,
+                               rtol=1e-13, atol=1e-13)
+
+
+def test_col2im_loop_declines_what_it_cannot_do(monkeypatch):
+    pads = [(0, 0)] * 4
+    assert conv_native.col2im_loop(np.dtype(np.float16), [3, 3], 2, [2, 2], [1, 1], [1, 1],
+                                   pads[:2], [2, 2]) is None
+    assert conv_native.col2im_loop(np.dtype(np.int64), [3, 3], 2, [2, 2], [1, 1], [1, 1],
+                                   pads[:2], [2, 2]) is None
+    assert conv_native.col2im_loop(np.dtype(np.float32), [3] * 4, 2, [2] * 4, [1] * 4,
+                                   [1] * 4, pads, [2] * 4) is None
+    monkeypatch.setattr(native, "library", lambda source: None)  # TFMINI_NATIVE=0
+    monkeypatch.setattr(conv_native, "_fns", {})
+    assert conv_native.col2im_loop(np.dtype(np.float32), [3, 3], 2, [2, 2], [1, 1], [1, 1],
+                                   pads[:2], [2, 2]) is None
+
+
+@needs_native
+def test_col2im_loop_refuses_buffers_that_do_not_fit():
+    loop = conv_native.col2im_loop(np.dtype(np.float32), [3, 3], 2, [2, 2], [1, 1], [1, 1],
+                                   [(0, 0), (0, 0)], [2, 2])
+    dcol = np.zeros((4, 8), np.float32)
+    loop(dcol, np.empty((1, 3, 3, 2), np.float32))
+    with pytest.raises(ValueError, match="col2im"):
+        loop(dcol, np.empty((2, 3, 3, 2), np.float32))  # one image of dcol, two of dx
+    with pytest.raises(ValueError, match="col2im"):
+        loop(dcol.astype(np.float64), np.empty((1, 3, 3, 2), np.float64))
