@@ -93,3 +93,85 @@ def test_col2im_loop_refuses_buffers_that_do_not_fit():
         loop(dcol, np.empty((2, 3, 3, 2), np.float32))  # one image of dcol, two of dx
     with pytest.raises(ValueError, match="col2im"):
         loop(dcol.astype(np.float64), np.empty((1, 3, 3, 2), np.float64))
+
+
+ONE_CHANNEL_CASES = [  # spatial, ksizes, strides, dilations, padding, explicit pairs, O
+    ([28, 28], [5, 5], [1, 1], [1, 1], "SAME", None, 32),
+    ([9, 11], [3, 2], [2, 3], [1, 1], "SAME", None, 16),
+    ([9, 10], [3, 3], [1, 1], [2, 3], "VALID", None, 48),
+    ([8, 9], [2, 8], [2, 1], [1, 1], "EXPLICIT", [(3, 0), (1, 5)], 16),
+    ([7, 13], [1, 1], [1, 2], [1, 1], "SAME", None, 16),
+]
+
+
+def _one_channel(case, seed):
+    *geometry, o = case
+    spatial, ksizes = geometry[0], geometry[1]
+    geo = _geometry(*geometry)
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(3, *spatial, 1)).astype(np.float32)
+    w = rng.normal(size=(*ksizes, 1, o)).astype(np.float32)
+    dy = rng.normal(size=(3, *geo[3], o)).astype(np.float32)
+    return x, w, dy, geo
+
+
+@needs_native
+@pytest.mark.parametrize("case", ONE_CHANNEL_CASES)
+def test_one_channel_direct_convolution_matches_im2col(case, monkeypatch):
+    """The direct loops (forward, filter gradient) against the transposed-im2col products,
+    and both against float64 arithmetic."""
+    x, w, dy, geo = _one_channel(case, seed=sum(case[1]))
+    assert conv_native.one_channel_loop("forward", x.dtype, case[1], case[-1], geo[0],
+                                        geo[1], geo[3]) is not None
+    fast = (ck.conv_forward(x, w, *geo), ck.conv_backprop_filter(x, w.shape, dy, *geo))
+    monkeypatch.setattr(conv_native, "one_channel_loop", lambda *a: None)
+    slow = (ck.conv_forward(x, w, *geo), ck.conv_backprop_filter(x, w.shape, dy, *geo))
+    exact = (ck.conv_forward(x.astype(np.float64), w.astype(np.float64), *geo),
+             ck.conv_backprop_filter(x.astype(np.float64), w.shape, dy.astype(np.float64),
+                                     *geo))
+    for f, s, e in zip(fast, slow, exact):
+        assert f.dtype == np.float32 and f.shape == e.shape
+        scale = max(1.0, float(np.abs(e).max()))
+        np.testing.assert_allclose(f, e, rtol=0, atol=2e-6 * scale)
+        np.testing.assert_allclose(s, e, rtol=0, atol=2e-6 * scale)
+
+
+@needs_native
+def test_one_channel_filter_gradient_in_batch_parts_sums_every_part(widths, monkeypatch):
+    """Two batch parts on two threads: each part's loop overwrites its own buffer and the
+    parts' sums are added (the loop does not accumulate into its output)."""
+    x, w, dy, geo = _one_channel(ONE_CHANNEL_CASES[0], seed=2)
+    whole = ck.conv_backprop_filter(x, w.shape, dy, *geo)
+    from tfmini.ops.nn import batch_split
+
+    widths(2, 1)
+    monkeypatch.setattr(batch_split, "MIN_PART_MACS", 1)
+    assert len(batch_split.parts(3, 3 * 28 * 28 * 25 * 32)) == 2
+    parts = ck.conv_backprop_filter(x, w.shape, dy, *geo)
+    np.testing.assert_allclose(parts, whole, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ck.conv_forward(x, w, *geo)[1:],
+                               ck.conv_forward(x[1:], w, *geo), rtol=1e-6, atol=1e-6)
+
+
+def test_one_channel_loop_takes_only_what_it_vectorizes():
+    f32 = np.dtype(np.float32)
+    args = ([1, 1], [1, 1], [4, 4])
+    assert conv_native.one_channel_loop("forward", np.dtype(np.float64), [3, 3], 16,
+                                        *args) is None
+    assert conv_native.one_channel_loop("forward", f32, [3, 3], 24, *args) is None  # O % 16
+    assert conv_native.one_channel_loop("forward", f32, [3, 3, 3], 16, [1] * 3, [1] * 3,
+                                        [4] * 3) is None
+    assert conv_native.one_channel_loop(
+        "filter", f32, [3, conv_native.MAX_ONE_CHANNEL_KW + 1], 16, *args) is None
+
+
+@needs_native
+def test_one_channel_loop_refuses_buffers_that_do_not_fit():
+    loop = conv_native.one_channel_loop("forward", np.dtype(np.float32), [3, 3], 16, [1, 1],
+                                        [1, 1], [4, 4])
+    w = np.zeros((3, 3, 1, 16), np.float32)
+    loop(np.zeros((2, 6, 6, 1), np.float32), w, np.empty((2, 4, 4, 16), np.float32))
+    with pytest.raises(ValueError, match="one-channel"):  # too small for the windows
+        loop(np.zeros((2, 5, 6, 1), np.float32), w, np.empty((2, 4, 4, 16), np.float32))
+    with pytest.raises(ValueError, match="one-channel"):
+        loop(np.zeros((2, 6, 6, 1), np.float32), w, np.empty((1, 4, 4, 16), np.float32))

@@ -11,7 +11,9 @@ input gradient is the forward convolution of dy with the flipped filter, and oth
 product per kernel tap (kh*kw of them, not a loop over pixels), each added into the
 gradient at the cells the tap reads (grouped convolutions: the transposed matmul, then
 col2im). Large ungrouped kernels
-run their batch in parts on two threads (``batch_split``). Depthwise convolutions loop over
+run their batch in parts on two threads (``batch_split``). One input channel with O a
+multiple of 16 (float32, 2-D) takes a compiled direct convolution instead of im2col for
+the forward and filter gradient (``conv_native.one_channel_loop``). Depthwise convolutions loop over
 the taps with broadcast products (their channels do not mix, so there is no matmul).
 
 The semantics are those of tensorflow/core/kernels/conv_ops.cc, conv_grad_input_ops.cc,
@@ -116,6 +118,13 @@ def conv_forward(x: np.ndarray, w: np.ndarray, strides, dilations, pads,
     if groups == 1:
         # The batch in parts on the cores, each part's products written into its rows of y.
         y = np.empty((n, *outs, o), x.dtype)
+        loop = None if c != 1 else conv_native.one_channel_loop(
+            "forward", x.dtype, ksizes, o, strides, dilations, outs)
+        if loop is not None:
+            xp, wc = np.ascontiguousarray(xp), np.ascontiguousarray(w)
+            batch_split.run(lambda sl: loop(xp[sl], wc, y[sl]),
+                            batch_split.parts(n, m * k * c * o))
+            return y
         wm = w.reshape(k * c, o)
 
         def part(sl: slice) -> None:
@@ -262,6 +271,21 @@ def conv_backprop_filter(x: np.ndarray, filter_shape: Sequence[int], dy: np.ndar
     m, k = n * prod(outs), prod(ksizes)
     xp = pad_spatial(x, pads)
     groups = c // cg if cg else 1
+    loop = None if groups != 1 or c != 1 else conv_native.one_channel_loop(
+        "filter", x.dtype, ksizes, o, strides, dilations, outs)
+    if loop is not None:
+        xp, dyc = np.ascontiguousarray(xp), np.ascontiguousarray(dy)
+
+        def one_channel_part(sl: slice) -> np.ndarray:
+            dw = np.empty(tuple(filter_shape), dy.dtype)
+            loop(xp[sl], dyc[sl], dw)
+            return dw
+
+        sums = batch_split.run(one_channel_part, batch_split.parts(n, m * k * c * o))
+        dw = sums[0]
+        for s in sums[1:]:
+            dw += s
+        return dw
     if groups == 1:
         # Each batch part's product on its own core, then the parts' sums added.
         def part(sl: slice) -> np.ndarray:

@@ -1,4 +1,6 @@
-"""The convolution kernels' compiled loop: col2im, with NumPy as the fallback.
+"""The convolution kernels' compiled loops, with NumPy as the fallback: col2im for the
+input gradient, and a direct convolution (forward and filter gradient) for one input
+channel.
 
 The input gradient of an ungrouped convolution is ``dcol = dy @ w^T`` (one product with a
 good shape: ``[rows, O] x [O, taps*C]``) followed by col2im, which adds each row's
@@ -6,11 +8,18 @@ good shape: ``[rows, O] x [O, taps*C]``) followed by col2im, which adds each row
 strided add per tap (25 for a 5x5 filter) over the whole chunk; this loop does them all in
 one pass over ``dcol`` while it is still in cache, a C-long vector add per (output, tap).
 
-The sums differ from the NumPy adds only in their order (per input cell, by output
-position then tap, where NumPy goes tap by tap), so results agree to float rounding; both
-orders are valid (TensorFlow's own kernels sum in yet another order). Compiled through
-``tfmini.ops.common.native.library`` (``TFMINI_NATIVE=0`` turns it off); where it cannot
-run, :func:`col2im_loop` returns None and the caller takes its NumPy path.
+One input channel (the first layer on grey images) makes im2col's product a poor shape
+(``taps`` = 25 deep, O = 32 wide): a direct loop that keeps 16 output channels per vector
+register, and several outputs' (or taps') sums in registers at once, does the same sums in
+about two thirds of the time.
+
+Each loop's sums differ from its NumPy path's only in their order (col2im's per input
+cell by output position then tap, where NumPy goes tap by tap; the direct loops' by
+filter row, where sgemm blocks the taps its own way), so results agree to float rounding;
+every order is valid (TensorFlow's own kernels sum in yet another order). Compiled through
+``tfmini.ops.common.native.library`` (``TFMINI_NATIVE=0`` turns them off); where one
+cannot run, :func:`col2im_loop` and :func:`one_channel_loop` return None and the caller
+takes its NumPy path.
 
 This module is internal to the nn family: it exports nothing to ``tm.*``.
 """
@@ -67,6 +76,95 @@ void NAME(const T *restrict dcol, T *restrict dx, ptrdiff_t nb, const ptrdiff_t 
 
 COL2IM(tfmini_col2im_f32, float)
 COL2IM(tfmini_col2im_f64, double)
+
+/* One input channel (a grey image's first layer), 2-D, float32, O a multiple of 16: a
+   direct convolution, 16 output channels per vector. xp [nb, hp, wp] is the padded input,
+   w [kh*kw, O]. The forward keeps 4 output pixels' sums in registers per filter row read;
+   the filter gradient keeps a filter row's kw sums in registers per dy vector read. */
+typedef float v16 __attribute__((vector_size(64)));
+static inline v16 ld16(const float *p) { v16 v; memcpy(&v, p, 64); return v; }
+static inline void st16(float *p, v16 v) { memcpy(p, &v, 64); }
+
+void tfmini_conv1_forward_f32(const float *restrict xp, const float *restrict w,
+                              float *restrict y, ptrdiff_t nb, ptrdiff_t hp, ptrdiff_t wp,
+                              ptrdiff_t oh, ptrdiff_t ow, ptrdiff_t o, ptrdiff_t kh,
+                              ptrdiff_t kw, ptrdiff_t sh, ptrdiff_t sw, ptrdiff_t dh,
+                              ptrdiff_t dw) {
+    for (ptrdiff_t n = 0; n < nb; ++n)
+    for (ptrdiff_t i = 0; i < oh; ++i) {
+        const float *xr = xp + (n * hp + i * sh) * wp;
+        float *yr = y + (n * oh + i) * ow * o;
+        for (ptrdiff_t b = 0; b < o; b += 16) {
+            ptrdiff_t j = 0;
+            for (; j + 4 <= ow; j += 4) {
+                v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+                for (ptrdiff_t a = 0; a < kh; ++a)
+                for (ptrdiff_t c = 0; c < kw; ++c) {
+                    v16 wv = ld16(w + (a * kw + c) * o + b);
+                    const float *xx = xr + a * dh * wp + c * dw + j * sw;
+                    a0 += xx[0] * wv;
+                    a1 += xx[sw] * wv;
+                    a2 += xx[2 * sw] * wv;
+                    a3 += xx[3 * sw] * wv;
+                }
+                st16(yr + j * o + b, a0);
+                st16(yr + (j + 1) * o + b, a1);
+                st16(yr + (j + 2) * o + b, a2);
+                st16(yr + (j + 3) * o + b, a3);
+            }
+            for (; j < ow; ++j) {
+                v16 a0 = {0};
+                for (ptrdiff_t a = 0; a < kh; ++a)
+                for (ptrdiff_t c = 0; c < kw; ++c)
+                    a0 += xr[a * dh * wp + c * dw + j * sw] * ld16(w + (a * kw + c) * o + b);
+                st16(yr + j * o + b, a0);
+            }
+        }
+    }
+}
+
+#define FILTER_ROW(KW)                                                                 \
+    {                                                                                  \
+        v16 acc[KW];                                                                   \
+        for (int c = 0; c < KW; ++c) acc[c] = (v16){0};                                \
+        for (ptrdiff_t j = 0; j < ow; ++j) {                                           \
+            v16 g = ld16(dr + j * o + b);                                              \
+            const float *xj = xx + j * sw;                                             \
+            for (int c = 0; c < KW; ++c) acc[c] += xj[c * dw] * g;                     \
+        }                                                                              \
+        for (int c = 0; c < KW; ++c) {                                                 \
+            float *t = dwt + (a * kw + c) * o + b;                                     \
+            st16(t, ld16(t) + acc[c]);                                                 \
+        }                                                                              \
+    }
+
+/* kw is at most 8 (the caller checks). dwt [kh*kw, O] is overwritten. */
+void tfmini_conv1_filter_f32(const float *restrict xp, const float *restrict dy,
+                             float *restrict dwt, ptrdiff_t nb, ptrdiff_t hp, ptrdiff_t wp,
+                             ptrdiff_t oh, ptrdiff_t ow, ptrdiff_t o, ptrdiff_t kh,
+                             ptrdiff_t kw, ptrdiff_t sh, ptrdiff_t sw, ptrdiff_t dh,
+                             ptrdiff_t dw) {
+    memset(dwt, 0, (size_t)(kh * kw * o) * sizeof(float));
+    for (ptrdiff_t n = 0; n < nb; ++n)
+    for (ptrdiff_t i = 0; i < oh; ++i) {
+        const float *xr = xp + (n * hp + i * sh) * wp;
+        const float *dr = dy + (n * oh + i) * ow * o;
+        for (ptrdiff_t b = 0; b < o; b += 16)
+        for (ptrdiff_t a = 0; a < kh; ++a) {
+            const float *xx = xr + a * dh * wp;
+            switch (kw) {
+            case 1: FILTER_ROW(1) break;
+            case 2: FILTER_ROW(2) break;
+            case 3: FILTER_ROW(3) break;
+            case 4: FILTER_ROW(4) break;
+            case 5: FILTER_ROW(5) break;
+            case 6: FILTER_ROW(6) break;
+            case 7: FILTER_ROW(7) break;
+            default: FILTER_ROW(8) break;
+            }
+        }
+    }
+}
 """
 
 _NAMES = {np.dtype(np.float32): "tfmini_col2im_f32", np.dtype(np.float64): "tfmini_col2im_f64"}
@@ -129,4 +227,64 @@ def col2im_loop(dtype: np.dtype, spatial_in: Sequence[int], c: int, ksizes: Sequ
 
     fn_dtype = np.dtype(dtype)
     loop.geometry = geo  # keeps the arrays the pointers point into alive
+    return loop
+
+
+_ONE_CHANNEL = {"forward": "tfmini_conv1_forward_f32", "filter": "tfmini_conv1_filter_f32"}
+_one_channel_fns: dict = {}
+
+
+def _one_channel_fn(which: str):
+    fn = _one_channel_fns.get(which)
+    if fn is None:
+        lib = native.library(_SOURCE)
+        if lib is None:
+            return None
+        fn = getattr(lib, _ONE_CHANNEL[which])
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_ssize_t] * 12
+        _one_channel_fns[which] = fn
+    return fn
+
+
+# The filter gradient keeps a filter row's sums in registers: at most this many taps a row.
+MAX_ONE_CHANNEL_KW = 8
+
+
+def one_channel_loop(which: str, dtype: np.dtype, ksizes: Sequence[int], o: int,
+                     strides: Sequence[int], dilations: Sequence[int], outs: Sequence[int]
+                     ) -> Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None:
+    """The direct convolution of a one-channel 2-D float32 input with O a multiple of 16
+    (``which`` "forward" or "filter"), or None where it does not apply or cannot run here.
+
+    The loop, called as ``loop(xp, b, out)`` on the C-contiguous padded input ``xp``
+    ``[nb, hp, wp, 1]``: forward ``out[nb, *outs, O] = conv(xp, b)`` for the filter ``b``
+    ``[kh, kw, 1, O]``; filter gradient ``out[kh, kw, 1, O] = sum xp-windows * b`` for
+    ``b = dy`` ``[nb, *outs, O]`` (overwritten, not accumulated).
+
+    Measured against im2col + sgemm on the convnet's first layer (32x28x28x1, 5x5x1x32,
+    one thread, SkylakeX kernels): forward 0.39 -> 0.29 ms, filter gradient 0.45 -> 0.27 ms.
+    """
+    if (np.dtype(dtype) != np.float32 or len(ksizes) != 2 or o % 16 or o <= 0
+            or (which == "filter" and ksizes[1] > MAX_ONE_CHANNEL_KW)):
+        return None
+    fn = _one_channel_fns.get(which) or _one_channel_fn(which)
+    if fn is None:
+        return None
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = ksizes, strides, dilations, outs
+
+    def loop(xp: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+        nb, hp, wp = xp.shape[:3]
+        want = ((nb, oh, ow, o), (kh, kw, 1, o)) if which == "forward" else (
+            (kh, kw, 1, o), (nb, oh, ow, o))
+        arrays = (xp, b, out)
+        # A wrong buffer here would be a kernel bug: refuse it rather than read past one.
+        if (any(a.dtype != np.float32 or not a.flags.c_contiguous for a in arrays)
+                or xp.shape[3] != 1 or (hp - 1 - (oh - 1) * sh) < (kh - 1) * dh
+                or (wp - 1 - (ow - 1) * sw) < (kw - 1) * dw
+                or (out.shape, b.shape) != want or not out.flags.writeable):
+            raise ValueError("one-channel convolution: buffers do not match the geometry")
+        fn(xp.ctypes.data, b.ctypes.data, out.ctypes.data, nb, hp, wp, oh, ow, o, kh, kw,
+           sh, sw, dh, dw)
+
     return loop
