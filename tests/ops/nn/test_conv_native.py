@@ -15,7 +15,7 @@ from tfmini.ops.nn.window_geometry import output_geometry
 needs_native = pytest.mark.skipif(
     conv_native.col2im_loop(np.dtype(np.float64), [3, 3], 2, [2, 2], [1, 1], [1, 1],
                             [(0, 1), (0, 1)], [3, 3]) is None,
-    reason="no C compiler here")
+    reason="compiled loops off (TFMINI_NATIVE=0) or no C compiler here")
 
 CASES = [  # spatial, ksizes, strides, dilations, padding, explicit pairs
     ([9, 8], [3, 3], [1, 1], [1, 1], "SAME", None),
@@ -163,6 +163,21 @@ def test_one_channel_loop_takes_only_what_it_vectorizes():
                                         [4] * 3) is None
     assert conv_native.one_channel_loop(
         "filter", f32, [3, conv_native.MAX_ONE_CHANNEL_KW + 1], 16, *args) is None
+    assert conv_native.one_channel_loop("forward", f32, [3, 3], 16, [1, 1], [1, 1],
+                                        [0, 4]) is None  # nothing to compute
+
+
+@pytest.mark.parametrize("spatial", [[0, 5], [4, 0]])
+def test_empty_inputs_take_the_numpy_paths(spatial):
+    geo = _geometry(spatial, [3, 3], [1, 1], [1, 1], "SAME", None)
+    x = np.ones((2, *spatial, 1), np.float32)
+    w = np.ones((3, 3, 1, 16), np.float32)
+    dy = np.ones((2, *geo[3], 16), np.float32)
+    assert ck.conv_forward(x, w, *geo).shape == (2, *spatial, 16)
+    np.testing.assert_array_equal(ck.conv_backprop_filter(x, w.shape, dy, *geo), 0)
+    x2 = np.ones((2, *spatial, 4), np.float32)
+    w2 = np.ones((3, 3, 4, 16), np.float32)
+    assert ck.conv_backprop_input(x2.shape, w2, dy, *geo).shape == x2.shape
 
 
 @needs_native

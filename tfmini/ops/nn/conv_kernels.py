@@ -4,17 +4,17 @@ spatial dims (2 for Conv2D, 3 for Conv3D).
 Forward and filter gradients are im2col matmuls: the windows of the padded input
 (``window_geometry.windows``, a strided view) copied a few images at a time into a
 ``[rows, taps*C]`` patch matrix and multiplied by the filter as ``[taps*C, O]`` (one
-product per group for grouped convolutions). The ungrouped input gradient is ``dy @ w^T``
-a few images at a time, summed back into the input by the compiled col2im of
-``conv_native``; without it (``TFMINI_NATIVE=0``, no compiler, integers) the stride-1
-input gradient is the forward convolution of dy with the flipped filter, and otherwise one
+product per group for grouped convolutions). One input channel with O a multiple of 16
+(float32, 2-D) takes a compiled direct convolution instead, for the forward and the filter
+gradient (``conv_native.one_channel_loop``). The ungrouped input gradient is ``dy @ w^T`` a
+few images at a time, summed back into the input by the compiled col2im of
+``conv_native``; without it (``TFMINI_NATIVE=0``, no compiler, integers) the stride-1 input
+gradient is the forward convolution of dy with the flipped filter, and otherwise one
 product per kernel tap (kh*kw of them, not a loop over pixels), each added into the
 gradient at the cells the tap reads (grouped convolutions: the transposed matmul, then
-col2im). Large ungrouped kernels
-run their batch in parts on two threads (``batch_split``). One input channel with O a
-multiple of 16 (float32, 2-D) takes a compiled direct convolution instead of im2col for
-the forward and filter gradient (``conv_native.one_channel_loop``). Depthwise convolutions loop over
-the taps with broadcast products (their channels do not mix, so there is no matmul).
+col2im). Large ungrouped kernels run their batch in parts on two threads
+(``batch_split``). Depthwise convolutions loop over the taps with broadcast products
+(their channels do not mix, so there is no matmul).
 
 The semantics are those of tensorflow/core/kernels/conv_ops.cc, conv_grad_input_ops.cc,
 conv_grad_filter_ops.cc and depthwise_conv_op.cc: no filter flip, zero padding, the input
