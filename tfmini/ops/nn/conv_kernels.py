@@ -4,12 +4,19 @@ spatial dims (2 for Conv2D, 3 for Conv3D).
 Forward and filter gradients are im2col matmuls: the windows of the padded input
 (``window_geometry.windows``, a strided view) copied a few images at a time into a
 ``[rows, taps*C]`` patch matrix and multiplied by the filter as ``[taps*C, O]`` (one
-product per group for grouped convolutions). The stride-1 input gradient is the forward
-convolution of dy with the flipped filter; otherwise it is one product per kernel tap
-(kh*kw of them, not a loop over pixels), each added into the gradient at the cells the tap
-reads (grouped convolutions: the transposed matmul, then col2im). Large ungrouped kernels
-run their batch in parts on two threads (``batch_split``). Depthwise convolutions loop over
-the taps with broadcast products (their channels do not mix, so there is no matmul).
+product per group for grouped convolutions). 2-D convolutions with stride 1 in height go
+by filter rows instead: one copy of each input row's kw-wide windows, and per filter row a
+product over a shifted block of it (``_row_patches``). One input channel with O a multiple of 16
+(float32, 2-D) takes a compiled direct convolution instead, for the forward and the filter
+gradient (``conv_native.one_channel_loop``). The ungrouped input gradient is ``dy @ w^T`` a
+few images at a time, summed back into the input by the compiled col2im of
+``conv_native``; without it (``TFMINI_NATIVE=0``, no compiler, integers) the stride-1 input
+gradient is the forward convolution of dy with the flipped filter, and otherwise one
+product per kernel tap (kh*kw of them, not a loop over pixels), each added into the
+gradient at the cells the tap reads (grouped convolutions: the transposed matmul, then
+col2im). Large ungrouped kernels run their batch in parts on two threads
+(``batch_split``). Depthwise convolutions loop over the taps with broadcast products
+(their channels do not mix, so there is no matmul).
 
 The semantics are those of tensorflow/core/kernels/conv_ops.cc, conv_grad_input_ops.cc,
 conv_grad_filter_ops.cc and depthwise_conv_op.cc: no filter flip, zero padding, the input
@@ -23,8 +30,9 @@ from collections.abc import Iterator, Sequence
 from math import prod
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-from tfmini.ops.nn import batch_split
+from tfmini.ops.nn import batch_split, conv_native
 from tfmini.ops.nn.window_geometry import (
     clipped_tap_slices,
     crop,
@@ -100,6 +108,113 @@ def _patch_chunks(xp: np.ndarray, part: slice, ksizes, strides, dilations,
             yield sub, col.reshape(rows, k * c)
 
 
+# Filter-row products pay off once a row's taps give them this much depth (kw*C).
+_MIN_ROW_DEPTH = 64
+_ROW_TAPS = True  # False: every 2-D convolution takes the im2col product (tests compare)
+
+
+def _row_taps_apply(ksizes, c: int, strides) -> bool:
+    """Whether the forward and filter gradient go by filter rows: 2-D, stride 1 in height
+    (each filter row's patches are then one contiguous block of the row patches), more than
+    one filter row, and rows at least ``_MIN_ROW_DEPTH`` deep."""
+    return (_ROW_TAPS and len(ksizes) == 2 and strides[0] == 1 and ksizes[0] > 1
+            and ksizes[1] * c >= _MIN_ROW_DEPTH)
+
+
+def _row_patches(xp: np.ndarray, sub: slice, ksizes, strides, dilations, outs,
+                 rows: int, buf: np.ndarray) -> np.ndarray:
+    """``E[r, n, j, b, c] = xp[n, r, j*sw + b*dw, c]`` for images ``sub`` of padded ``xp``
+    and its first ``rows`` rows, in ``buf``: the windows of one filter row, kw wide, for
+    every padded input row. Filter row a of output row i reads padded row ``i + a*dh``, so
+    its patches are the contiguous block ``E[a*dh : a*dh + OH]``: kh products over
+    shifted blocks of one copy kw times the input's size, where im2col copies kh*kw times
+    it."""
+    part = xp[sub]
+    nb = part.shape[0]
+    (_, kw), ow, c = ksizes, outs[1], xp.shape[-1]
+    sn, sh, sw, sc = part.strides
+    view = as_strided(part, (rows, nb, ow, kw, c),
+                      (sh, sn, sw * strides[1], sw * dilations[1], sc), writeable=False)
+    e = buf[:rows * nb * ow * kw * c].reshape(rows, nb, ow, kw, c)
+    np.copyto(e, view)
+    return e.reshape(rows, nb * ow, kw * c)
+
+
+def _forward_row_taps(xp: np.ndarray, w: np.ndarray, y: np.ndarray, part: slice, strides,
+                      dilations, outs) -> None:
+    """The stride-1 (in height) 2-D forward of images ``part`` by filter rows: per chunk of
+    images, the row patches (:func:`_row_patches`) times each filter row ``[kw*C, O]``,
+    summed over the rows, in output-row-major order, then moved to ``y``'s layout.
+
+    Against the im2col product: a fifth of the copy for a 5x5 filter and products kw*C
+    deep. The convnet's 5x5x32x64 layer at batch 32 (alternated with the im2col path in one
+    process, SkylakeX kernels, 2026-11-25 20:38, load 2.7): one thread 3.32-3.34 ->
+    3.16-3.20 ms (25th percentiles), two BLAS threads 3.8-4.0 -> 2.6 ms (best of 60).
+    """
+    kh, kw = w.shape[:2]
+    c, o = xp.shape[-1], w.shape[-1]
+    oh, ow = outs
+    dh = dilations[0]
+    rows = oh + (kh - 1) * dh
+    depth = kw * c
+    per_image = rows * ow * depth
+    step = max(1, _CHUNK_BYTES // max(1, per_image * xp.itemsize))
+    count = part.stop - part.start
+    nb_max = min(step, max(count, 1))
+    buf = np.empty(nb_max * per_image, xp.dtype)
+    acc = np.empty(nb_max * oh * ow * o, xp.dtype)
+    tmp = np.empty_like(acc)
+    wr = w.reshape(kh, depth, o)
+    for start in range(part.start, part.stop, step):
+        sub = slice(start, min(start + step, part.stop))
+        nb = sub.stop - sub.start
+        e = _row_patches(xp, sub, w.shape[:2], strides, dilations, outs, rows, buf)
+        yp = acc[:oh * nb * ow * o].reshape(oh * nb * ow, o)
+        t = tmp[:yp.size].reshape(yp.shape)
+        for a in range(kh):
+            block = e[a * dh:a * dh + oh].reshape(oh * nb * ow, depth)
+            if a == 0:
+                np.matmul(block, wr[a], out=yp)
+            else:
+                np.matmul(block, wr[a], out=t)
+                yp += t
+        np.copyto(y[sub], yp.reshape(oh, nb, ow, o).transpose(1, 0, 2, 3))
+
+
+def _filter_row_taps(xp: np.ndarray, dy: np.ndarray, filter_shape, part: slice, strides,
+                     dilations, outs) -> np.ndarray:
+    """The stride-1 (in height) 2-D filter gradient of images ``part`` by filter rows: per
+    chunk of images, filter row a's gradient ``[kw*C, O]`` is the row patches' block
+    ``E[a*dh : a*dh + OH]`` (:func:`_row_patches`) transposed times dy in output-row-major
+    order. The convnet's 5x5x32x64 layer (as for the forward, 20:39, load 2.6-3.1): one
+    thread 3.54-3.76 -> 3.46-3.63 ms (25th percentiles), two BLAS threads 2.29-2.68 ->
+    2.14-2.31 ms (best of 60)."""
+    kh, kw = filter_shape[:2]
+    c, o = xp.shape[-1], dy.shape[-1]
+    oh, ow = outs
+    dh = dilations[0]
+    rows = oh + (kh - 1) * dh
+    depth = kw * c
+    per_image = rows * ow * depth
+    step = max(1, _CHUNK_BYTES // max(1, per_image * xp.itemsize))
+    nb_max = min(step, max(part.stop - part.start, 1))
+    buf = np.empty(nb_max * per_image, xp.dtype)
+    dyp_buf = np.empty(nb_max * oh * ow * o, dy.dtype)
+    dw = np.zeros((kh, depth, o), dy.dtype)
+    t = np.empty((depth, o), dy.dtype)
+    for start in range(part.start, part.stop, step):
+        sub = slice(start, min(start + step, part.stop))
+        nb = sub.stop - sub.start
+        e = _row_patches(xp, sub, (kh, kw), strides, dilations, outs, rows, buf)
+        dyp = dyp_buf[:oh * nb * ow * o].reshape(oh, nb, ow, o)
+        np.copyto(dyp, dy[sub].transpose(1, 0, 2, 3))
+        d2 = dyp.reshape(-1, o)
+        for a in range(kh):
+            np.matmul(e[a * dh:a * dh + oh].reshape(oh * nb * ow, depth).T, d2, out=t)
+            dw[a] += t
+    return dw
+
+
 def conv_forward(x: np.ndarray, w: np.ndarray, strides, dilations, pads,
                  outs) -> np.ndarray:
     """``y[n, o.., f] = sum x_pad[n, o*s + t*d .., c] * w[t.., c, f]`` (grouped when C is a
@@ -113,6 +228,18 @@ def conv_forward(x: np.ndarray, w: np.ndarray, strides, dilations, pads,
     if groups == 1:
         # The batch in parts on the cores, each part's products written into its rows of y.
         y = np.empty((n, *outs, o), x.dtype)
+        loop = None if c != 1 else conv_native.one_channel_loop(
+            "forward", x.dtype, ksizes, o, strides, dilations, outs)
+        if loop is not None:
+            xp, wc = np.ascontiguousarray(xp), np.ascontiguousarray(w)
+            batch_split.run(lambda sl: loop(xp[sl], wc, y[sl]),
+                            batch_split.parts(n, m * k * c * o))
+            return y
+        if _row_taps_apply(ksizes, c, strides):
+            batch_split.run(lambda sl: _forward_row_taps(xp, w, y, sl, strides, dilations,
+                                                         outs),
+                            batch_split.parts(n, m * k * c * o))
+            return y
         wm = w.reshape(k * c, o)
 
         def part(sl: slice) -> None:
@@ -168,6 +295,37 @@ def _backprop_input_taps(in_shape: Sequence[int], w: np.ndarray, dy: np.ndarray,
     return dx
 
 
+def _backprop_input_col2im(in_shape: Sequence[int], w: np.ndarray, dy: np.ndarray, outs,
+                           loop) -> np.ndarray:
+    """The ungrouped input gradient as ``dcol = dy @ w^T`` and the compiled col2im, a few
+    images at a time so that each chunk's ``dcol`` is summed while still in cache.
+
+    ``[rows, O] x [O, taps*C]`` is a good product shape for BLAS; the stride-1 transposed
+    convolution it replaces multiplied a patch matrix of dy (``taps*O`` wide, 40 MB for the
+    convnet's second layer) by only C columns. Measured on the 5x5x32x64 layer at batch 32,
+    one thread, SkylakeX kernels: 4.0-6.5 -> 3.1 ms (the col2im ~0.35 ms of it).
+    """
+    o = w.shape[-1]
+    n, c = in_shape[0], in_shape[-1]
+    per_image = prod(outs)
+    width = prod(w.shape[:-2]) * c
+    w_t = np.ascontiguousarray(w.reshape(width, o).T)
+    d2 = dy.reshape(n * per_image, o)
+    dx = np.empty(tuple(in_shape), dy.dtype)
+    step = max(1, _CHUNK_BYTES // max(1, per_image * width * dy.itemsize))
+
+    def part(sl: slice) -> None:
+        buf = np.empty(min(step, max(sl.stop - sl.start, 1)) * per_image * width, dy.dtype)
+        for start in range(sl.start, sl.stop, step):
+            stop = min(start + step, sl.stop)
+            dcol = buf[:(stop - start) * per_image * width].reshape(-1, width)
+            np.matmul(d2[start * per_image:stop * per_image], w_t, out=dcol)
+            loop(dcol, dx[start:stop])
+
+    batch_split.run(part, batch_split.parts(n, n * per_image * width * o))
+    return dx
+
+
 def conv_backprop_input(in_shape: Sequence[int], w: np.ndarray, dy: np.ndarray, strides,
                         dilations, pads, outs) -> np.ndarray:
     """The adjoint of :func:`conv_forward` in x: col2im of ``dy @ w^T``."""
@@ -177,6 +335,11 @@ def conv_backprop_input(in_shape: Sequence[int], w: np.ndarray, dy: np.ndarray, 
     m, k = n * prod(outs), prod(ksizes)
     groups = c // cg if cg else 1
     if groups == 1 and k > 1:
+        if c > 1:
+            loop = conv_native.col2im_loop(dy.dtype, in_shape[1:-1], c, ksizes, strides,
+                                           dilations, pads, outs)
+            if loop is not None:
+                return _backprop_input_col2im(in_shape, w, dy, outs, loop)
         nd = len(ksizes)
         flipped_pads = [((t - 1) * d - b, (t - 1) * d - a)
                         for t, d, (b, a) in zip(ksizes, dilations, pads)]
@@ -223,6 +386,29 @@ def conv_backprop_filter(x: np.ndarray, filter_shape: Sequence[int], dy: np.ndar
     m, k = n * prod(outs), prod(ksizes)
     xp = pad_spatial(x, pads)
     groups = c // cg if cg else 1
+    loop = None if groups != 1 or c != 1 else conv_native.one_channel_loop(
+        "filter", x.dtype, ksizes, o, strides, dilations, outs)
+    if loop is not None:
+        xp, dyc = np.ascontiguousarray(xp), np.ascontiguousarray(dy)
+
+        def one_channel_part(sl: slice) -> np.ndarray:
+            dw = np.empty(tuple(filter_shape), dy.dtype)
+            loop(xp[sl], dyc[sl], dw)
+            return dw
+
+        sums = batch_split.run(one_channel_part, batch_split.parts(n, m * k * c * o))
+        dw = sums[0]
+        for s in sums[1:]:
+            dw += s
+        return dw
+    if groups == 1 and _row_taps_apply(ksizes, c, strides):
+        sums = batch_split.run(
+            lambda sl: _filter_row_taps(xp, dy, filter_shape, sl, strides, dilations, outs),
+            batch_split.parts(n, m * k * c * o))
+        dw = sums[0]
+        for s in sums[1:]:
+            dw += s
+        return dw.reshape(filter_shape)
     if groups == 1:
         # Each batch part's product on its own core, then the parts' sums added.
         def part(sl: slice) -> np.ndarray:
