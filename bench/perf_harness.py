@@ -4,8 +4,9 @@ Every workload is written once against a TF1-style module (``tm`` or ``tf.compat
 both engines build the same graph. Each workload runs in a fresh process:
 
 * the tfmini process also times the *floor*: the same work written directly in NumPy, in
-  the same process, interleaved with the tfmini runs (load on the shared machine affects
-  both alike);
+  the same process, in blocks of steps alternating with blocks of tfmini's (load on the
+  shared machine affects both alike, and each engine runs its steps back to back, as a
+  training loop does and as TensorFlow's process runs them);
 * with ``TF_PY`` set to a Python that has TensorFlow (``TF_PY=/tmp/tfenv/bin/python``),
   TensorFlow's side runs in its own fresh process, alternating with tfmini's, round by
   round; the table then shows tfmini/TF ratios.
@@ -59,17 +60,27 @@ def _median_ms(fn, reps: int, warm: int = 3) -> float:
     return statistics.median(samples) * 1e3
 
 
+# Steps per block of one callable in _interleaved_ms. Alternating step by step let each
+# engine's step evict the other's working set from the caches: tfmini's MLP step (batch
+# 128, Adam) measured 2.29 ms between floor steps and 1.81 ms in blocks of 10, its convnet
+# step 8.6 and 7.8 ms (2026-11-25 21:07 UTC, load 0.9-1.0), while TensorFlow's process
+# runs its steps back to back.
+_BLOCK = 10
+
+
 def _interleaved_ms(fns: list, reps: int, warm: int = 3) -> list[float]:
-    """Medians (ms) of several callables timed in turn, step by step."""
+    """Medians (ms) of several callables' steps, timed in alternating blocks of ``_BLOCK``
+    steps each (at least ``reps`` steps of each)."""
     for _ in range(warm):
         for fn in fns:
             fn()
     samples: list[list[float]] = [[] for _ in fns]
-    for _ in range(reps):
+    for _ in range(-(-reps // _BLOCK)):
         for i, fn in enumerate(fns):
-            t0 = time.perf_counter()
-            fn()
-            samples[i].append(time.perf_counter() - t0)
+            for _ in range(_BLOCK):
+                t0 = time.perf_counter()
+                fn()
+                samples[i].append(time.perf_counter() - t0)
     return [statistics.median(s) * 1e3 for s in samples]
 
 
