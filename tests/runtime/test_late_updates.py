@@ -6,6 +6,9 @@ the reference every plain loop must equal bit for bit.
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -169,8 +172,8 @@ def test_commit_checks_everything_before_writing():
     def fail():
         raise tm.errors.InvalidArgumentError(None, None, "changed")
 
-    ok = late_updates.LateUpdate([Res()], lambda: None, lambda: applied.append(1))
-    bad = late_updates.LateUpdate([Res()], fail, lambda: applied.append(2))
+    ok = late_updates.LateUpdate(None, [Res()], lambda: None, lambda: applied.append(1))
+    bad = late_updates.LateUpdate(None, [Res()], fail, lambda: applied.append(2))
     with pytest.raises(tm.errors.InvalidArgumentError):
         late_updates.commit([ok, bad])
     assert applied == []
@@ -180,15 +183,82 @@ def test_commit_checks_everything_before_writing():
 
 @needs_native
 def test_only_large_variables_are_written_over(monkeypatch):
-    monkeypatch.setattr(training_ops, "LATE_MIN_ELEMENTS", 30)  # w0 (6x5) late, b0, w1 not
-    g, x, loss, train, init, params = _model(lambda: tm.train.GradientDescentOptimizer(0.1))
+    monkeypatch.setattr(training_ops, "LATE_MIN_ELEMENTS", 30)  # w0 (6x5) large, b0 not
+
+    def buffers(var_list):
+        g, x, loss, train, init, params = _model(
+            lambda: tm.train.GradientDescentOptimizer(0.1))
+        with g.as_default():
+            train = tm.train.GradientDescentOptimizer(0.1).minimize(
+                loss, var_list=[p for p in params if p.op.name in var_list])
+        with tm.Session(graph=g) as sess:
+            sess.run(init)
+            manager = sess._device("CPU").resource_manager
+            ids = {name: set() for name in var_list}
+            for i in range(4):
+                sess.run(train, {x: _batch(i)})
+                for name in ids:
+                    ids[name].add(id(manager.lookup("", name).value))
+        return {name: len(v) for name, v in ids.items()}
+
+    # Alone, the small update swaps two buffers during the run; after w0's deferred update
+    # it waits too (run order), and is written over as well.
+    assert buffers(["b0"]) == {"b0": 2}
+    assert buffers(["w0", "b0"]) == {"w0": 1, "b0": 1}
+
+
+def test_a_later_update_never_shows_before_a_deferred_one():
+    # The trainer's run: v -= 1 (deferred: 2**17 elements), then, by a control dependency,
+    # step += 1. Another thread that reads step == s and then v must see v <= -s; with the
+    # increment applied at once and v's update at the run's end it saw step s with v == -(s-1).
+    n = 1 << 17
+    g = tm.Graph()
+    with g.as_default():
+        v = tm.Variable(np.zeros(n, np.float32))
+        step = tm.Variable(0, dtype=tm.int64)
+        update = tm.raw_ops.ResourceApplyGradientDescent(
+            var=v.handle, alpha=tm.constant(1.0), delta=tm.constant(np.ones(n, np.float32)))
+        with tm.control_dependencies([update]):
+            train = step.assign_add(1, read_value=False)
+        read_step, read_v0 = step.read_value(), v.read_value()[0]
+        init = tm.global_variables_initializer()
     with tm.Session(graph=g) as sess:
         sess.run(init)
-        manager = sess._device("CPU").resource_manager
-        ids = {name: set() for name in ("w0", "b0")}
-        for i in range(4):
-            sess.run(train, {x: _batch(i)})
-            for name in ids:
-                ids[name].add(id(manager.lookup("", name).value))
-    assert len(ids["w0"]) == 1  # written over, run after run
-    assert len(ids["b0"]) == 2  # two buffers in turn, swapped during the run
+        assert len(_late_names(sess, train)) == 2  # the increment waits with the update
+        stop = threading.Event()
+        seen = []
+
+        def trainer():
+            while not stop.is_set():
+                sess.run(train)
+
+        thread = threading.Thread(target=trainer)
+        thread.start()
+        end = time.monotonic() + 1.5  # the probe that found it saw ~600 violations a second
+        try:
+            while time.monotonic() < end:
+                s = sess.run(read_step)
+                seen.append((int(s), float(sess.run(read_v0))))
+        finally:
+            stop.set()
+            thread.join(timeout=30)
+    assert seen[-1][0] > 0  # the trainer did run meanwhile
+    assert all(value <= -s for s, value in seen)
+
+
+def test_a_failed_commit_check_names_the_op():
+    class Res:
+        def __init__(self):
+            self.lock = threading.Lock()
+
+    g = tm.Graph()
+    with g.as_default():
+        op = tm.no_op(name="the_update")
+
+    def fail():
+        raise tm.errors.InvalidArgumentError(None, None, "var and delta differ")
+
+    with pytest.raises(tm.errors.InvalidArgumentError) as info:
+        late_updates.commit([late_updates.LateUpdate(op, [Res()], fail, lambda: None)])
+    assert info.value.op is op
+    assert "'the_update'" in str(info.value) and "var and delta differ" in str(info.value)

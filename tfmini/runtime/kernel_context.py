@@ -110,14 +110,19 @@ class KernelContext:
         after it in this run touches its resources: ``runtime/late_updates.py``)."""
         return node in self.run.late_ops
 
-    def commit_late(self, resources: Sequence[Any], check: Callable[[], None],
+    def late_pending(self) -> bool:
+        """Whether this run already holds a deferred update: a marked op must then defer
+        its own too, so that the two become visible in run order."""
+        return bool(self.run.late)
+
+    def commit_late(self, node: Any, resources: Sequence[Any], check: Callable[[], None],
                     apply: Callable[[], None]) -> None:
-        """Registers an update to apply when every step of the run has succeeded, holding
-        the locks of ``resources``: ``check()`` (raising a ``tm.errors`` class when the
-        resources changed so that the update no longer fits) for every such update first,
-        then ``apply()``, which must not fail. Only for a ``node`` :meth:`commits_late`
-        accepted."""
-        self.run.late.append(LateUpdate(resources, check, apply))
+        """Registers ``node``'s update to apply when every step of the run has succeeded,
+        holding the locks of ``resources``: ``check()`` (raising a ``tm.errors`` class when
+        the resources changed so that the update no longer fits; the error then names
+        ``node``) for every such update first, then ``apply()``, which must not fail. Only
+        for a ``node`` :meth:`commits_late` accepted."""
+        self.run.late.append(LateUpdate(node, resources, check, apply))
 
     @property
     def step_resources(self) -> dict[str, Any]:

@@ -15,13 +15,24 @@ updates, checks each again (another run may have changed a variable meanwhile: a
 raises, before anything is written, when the update no longer fits) and applies them all.
 A failed run registered nothing that was applied: its variables are as they were.
 
-An op is marked when deferring it cannot change what the run computes: no step after it in
-the plan touches any of its resources (every resource input of those steps comes from a
-``VarHandleOp`` of another name, or an ``Identity`` of one, and is not fed), and no step
-after it is a stateful op without resource inputs other than a ``NoOp`` (a ``py_func``, a
-function call, a queue op: anything that might look at variables some other way). Only
-plans run in order by the compiled executor are marked (not plans holding blocking
-steps), and traced runs never defer (their per-step timings stay those of the update).
+An op is marked when deferring it cannot change what the run computes, nor the order in
+which other runs see its effects. The marked ops are the run's trailing updates: scanning
+the plan from its end, every step that changes state must be an update that can wait
+(``DEFERRABLE``: the dense optimizer updates and the variable assigns) of resources no later
+step touches; the scan stops at the first step that changes state some other way (an
+accumulator, a queue, a scatter, a ``py_func``, a function call: anything but a ``NoOp`` or
+a read), at a later step touching the same resources, and at a resource handle it cannot
+trace to a variable (fed, or from another op). Reads (``READS``) after an update are fine
+when they read other variables. Only plans run in order by the compiled executor are marked
+(not plans holding blocking steps), and traced runs never defer (their per-step timings
+stay those of the update).
+
+Order: an update that follows a deferred one (``global_step.assign_add`` after the optimizer's
+updates, under a control dependency, or Adam's beta powers) must not become visible before
+it, or another run could see step s with step s-1's weights. So once a run holds a deferred
+update, every later marked op defers too (:meth:`KernelContext.late_pending`), even one that
+would run at once on its own (a small variable), and :func:`commit` applies them in run
+order holding all their locks.
 """
 
 from __future__ import annotations
@@ -29,21 +40,29 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tfmini import errors
 from tfmini.core.graph import Operation, Output
 
 # Stateful ops after an update that cannot look at variables.
 _HARMLESS_STATEFUL = frozenset({"NoOp", "VarHandleOp"})
+# Ops with resource inputs that only read them.
+READS = frozenset({"ReadVariableOp", "ResourceGather", "VarIsInitializedOp", "VariableShape"})
+# Updates whose kernels can wait for the run's end (KernelContext.commit_late).
+DEFERRABLE = frozenset({"ResourceApplyAdam", "ResourceApplyGradientDescent",
+                        "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"})
 
 
 class LateUpdate:
-    """One deferred update: its resources (objects with a ``lock``), ``check()`` (raises when
-    the update no longer fits the resources' state; called with every lock held, before any
-    update of the run is applied) and ``apply()`` (writes it; must not fail)."""
+    """One deferred update: its op, its resources (objects with a ``lock``), ``check()``
+    (raises when the update no longer fits the resources' state; called with every lock
+    held, before any update of the run is applied) and ``apply()`` (writes it; must not
+    fail)."""
 
-    __slots__ = ("resources", "check", "apply")
+    __slots__ = ("op", "resources", "check", "apply")
 
-    def __init__(self, resources: Sequence[Any], check: Callable[[], None],
+    def __init__(self, op: Operation, resources: Sequence[Any], check: Callable[[], None],
                  apply: Callable[[], None]):
+        self.op = op
         self.resources = resources
         self.check = check
         self.apply = apply
@@ -87,8 +106,14 @@ def late_ops(steps: Sequence[Any], feeds: Sequence[Output]) -> frozenset[Operati
             if op.op_def.is_stateful and op.type not in _HARMLESS_STATEFUL:
                 return frozenset(marked)
             continue
-        if op.op_def.is_stateful and keys.isdisjoint(touched):
-            marked.append(op)
+        if op.type in READS or not op.op_def.is_stateful:
+            touched |= keys
+            continue
+        if op.type not in DEFERRABLE or not keys.isdisjoint(touched):
+            # State changed some other way, or by an update a later step reads: an earlier
+            # update deferred past it would become visible out of order.
+            return frozenset(marked)
+        marked.append(op)
         touched |= keys
     return frozenset(marked)
 
@@ -103,7 +128,15 @@ def commit(updates: Sequence[LateUpdate]) -> None:
         lock.acquire()
     try:
         for u in updates:
-            u.check()
+            try:
+                u.check()
+            except errors.OpError as e:
+                op = u.op
+                if e.op is not None or op is None:
+                    raise
+                raise type(e)(None, op, (
+                    f"{op.type} '{op.name}', its update applied at the end of the run: "
+                    f"{e.message} (defined at {op.defined_at})")) from e
         for u in updates:
             u.apply()
     finally:

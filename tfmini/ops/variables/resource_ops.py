@@ -177,7 +177,7 @@ def _assign_shape(ic):
     shape_fn=_assign_shape,
     stateful=True,
 )
-def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
+def assign_variable_op(ctx, resource, value, *, dtype, validate_shape, node):
     """Sets the variable to ``value``, creating the variable if it does not exist."""
     handle = as_handle(resource)
     res = resource_manager_of(ctx, handle).lookup_or_create(
@@ -186,7 +186,8 @@ def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
     if not isinstance(res, VariableResource):
         raise not_a_variable(handle, res)
     new = freeze(value, dtype)  # copied outside the lock: other runs keep reading meanwhile
-    with res.lock:
+
+    def check() -> None:
         old = res.value
         if old is not None:
             if res.dtype != dtype:
@@ -199,7 +200,20 @@ def assign_variable_op(ctx, resource, value, *, dtype, validate_shape):
                     f"Trying to assign to variable with tensor with wrong shape. Expected "
                     f"{dims_str(old.shape)} got {dims_str(new.shape)}",
                 )
-        else:
+
+    with res.lock:
+        check()
+        if ctx.late_pending() and ctx.commits_late(node):
+            # An earlier update of this run waits for its end: this one follows it then, in
+            # run order (runtime/late_updates.py).
+            def apply() -> None:
+                if res.value is None:
+                    res.dtype = dtype
+                res.swap(new)
+
+            ctx.commit_late(node, (res,), check, apply)
+            return
+        if res.value is None:
             res.dtype = dtype  # an uninitialized variable takes the assigned dtype, as in TF
         res.replace(ctx, new)
 
@@ -214,11 +228,12 @@ def check_numeric(op_type: str, dtype: DType) -> None:
 
 
 def _update_kernel(op_type: str, ufunc: Callable) -> Callable:
-    def kernel(ctx, resource, value, *, dtype):
+    def kernel(ctx, resource, value, *, dtype, node):
         check_numeric(op_type, dtype)
         res = lookup_variable(ctx, resource)
         delta_shape = np.shape(value)
-        with res.lock:
+
+        def check() -> None:
             old = res.value
             if old is None:
                 raise missing_variable(as_handle(resource))
@@ -229,9 +244,20 @@ def _update_kernel(op_type: str, ufunc: Callable) -> Callable:
                     f"Cannot update variable with shape {dims_str(old.shape)} using a Tensor "
                     f"with shape {dims_str(delta_shape)}, shapes must be equal.",
                 )
+
+        def updated() -> np.ndarray:
             new = res.scratch()  # ufunc with out=: an array even at rank 0, exact dtype
-            ufunc(old, value, out=new)
-            res.replace(ctx, new)
+            ufunc(res.value, value, out=new)
+            return new
+
+        with res.lock:
+            check()
+            if ctx.late_pending() and ctx.commits_late(node):
+                # An earlier update of this run waits for its end: this one follows it then,
+                # in run order (runtime/late_updates.py).
+                ctx.commit_late(node, (res,), check, lambda: res.swap(updated()))
+                return
+            res.replace(ctx, updated())
 
     kernel.__name__ = f"{op_type}_kernel"
     kernel.__doc__ = f"Atomically updates the variable with ``{ufunc.__name__}(value, delta)``."

@@ -269,10 +269,11 @@ def _gd_kernel(op_type: str) -> Callable:
             v = check_var(res, T, "var")
             alpha = scalar_input(alpha, "alpha")
             same_shape(v, delta, "delta")
-            if (not ref_out and v.size >= LATE_MIN_ELEMENTS and ctx.commits_late(node)
-                    and native.available()):
+            if not ref_out and ctx.commits_late(node) and (
+                    ctx.late_pending() or v.size >= LATE_MIN_ELEMENTS and native.available()):
                 # Nothing after this step touches the variable: apply the update when the
-                # run has succeeded, in place (runtime/late_updates.py).
+                # run has succeeded, in place (runtime/late_updates.py); always once an
+                # earlier update waits, so that the two become visible in run order.
                 version = res.version
                 delta = np.asarray(delta)
 
@@ -280,7 +281,7 @@ def _gd_kernel(op_type: str) -> Callable:
                     if res.version != version:  # changed meanwhile
                         same_shape(check_var(res, T, "var"), delta, "delta")
 
-                ctx.commit_late((res,), check, lambda: _gd_late(res, delta, alpha))
+                ctx.commit_late(node, (res,), check, lambda: _gd_late(res, delta, alpha))
                 return None
             res.replace(ctx, _new_var_gd(res, v, alpha, delta))
         return var if ref_out else None
@@ -439,11 +440,13 @@ def _adam_kernel(op_type: str) -> Callable:
             b1, eps = b1[()], eps[()]
             alpha = lr[()] * np.sqrt(one - b2p[()]) / (one - b1p[()])
             scalars = (one - b1, one - b2[()], alpha, b1, eps, use_nesterov)
-            if (not ref_out and len({id(r) for r in resources}) == 3
-                    and x.size >= LATE_MIN_ELEMENTS and ctx.commits_late(node)
-                    and native.available()):
+            distinct = len({id(r) for r in resources}) == 3
+            if not ref_out and ctx.commits_late(node) and (
+                    ctx.late_pending()
+                    or distinct and x.size >= LATE_MIN_ELEMENTS and native.available()):
                 # Nothing after this step touches these variables: apply the update when
-                # the run has succeeded, in place (runtime/late_updates.py).
+                # the run has succeeded, in place (runtime/late_updates.py); always once an
+                # earlier update waits, so that the two become visible in run order.
                 versions = [r.version for r in resources]
                 grad = np.asarray(grad)
 
@@ -451,8 +454,14 @@ def _adam_kernel(op_type: str) -> Callable:
                     if [r.version for r in resources] != versions:  # changed meanwhile
                         _adam_state(var_r, m_r, v_r, T, grad)
 
-                ctx.commit_late(resources, check,
-                                lambda: _adam_late(var_r, m_r, v_r, T, grad, scalars))
+                def apply():
+                    if distinct:
+                        _adam_late(var_r, m_r, v_r, T, grad, scalars)
+                    else:  # one array in two roles: never written over
+                        _adam_swap(None, var_r, m_r, v_r, var_r.value, m_r.value, v_r.value,
+                                   grad, scalars)
+
+                ctx.commit_late(node, resources, check, apply)
                 return None
             _adam_swap(ctx, var_r, m_r, v_r, x, mv, vv, grad, scalars)
         return var if ref_out else None

@@ -38,6 +38,10 @@ from tfmini.ops.common.resources import (
     lookup_resource,
 )
 
+# Whether sys.getrefcount counts every reference to an array (writable_value relies on it).
+_REFCOUNTS_EXACT = sys.version_info < (3, 14) and getattr(sys, "_is_gil_enabled",
+                                                           lambda: True)()
+
 
 class VariableResource:
     """The state of one resource variable: its value, dtype and lock.
@@ -131,8 +135,11 @@ class VariableResource:
         writeable, writes, then calls :meth:`changed_in_place`. Registers no undo: only for
         updates applied once their run can no longer fail (``runtime/late_updates.py``)."""
         value = self.value
-        # References: the slot, the local name and getrefcount's argument.
-        if value is None or value.base is not None or sys.getrefcount(value) > 3:
+        # References: the slot, the local name and getrefcount's argument. Counted as
+        # CPython up to 3.13 counts them; where counts may leave out borrowed references
+        # (3.14 on) or threads run without the GIL, the value is never written over.
+        if (value is None or value.base is not None or not _REFCOUNTS_EXACT
+                or sys.getrefcount(value) > 3):
             return None
         return value
 
