@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tfmini as tm
+
 from tfmini.ops.common import native
 from tfmini.ops.nn import conv_kernels as ck
 from tfmini.ops.nn import conv_native
@@ -166,6 +168,21 @@ def test_one_channel_loop_takes_only_what_it_vectorizes():
         "filter", f32, [3, conv_native.MAX_ONE_CHANNEL_KW + 1], 16, *args) is None
     assert conv_native.one_channel_loop("forward", f32, [3, 3], 16, [1, 1], [1, 1],
                                         [0, 4]) is None  # nothing to compute
+    for ksizes in ([5, 0], [0, 5]):  # an empty filter: its loops would write 8 columns
+        for which in ("forward", "filter"):
+            assert conv_native.one_channel_loop(which, f32, ksizes, 16, *args) is None
+
+
+def test_a_zero_width_filter_has_an_empty_gradient():
+    # Conv2DBackpropFilter of a 5x0 filter: nothing to compute, and nothing written outside
+    # the empty result (the compiled loop once wrote 8 columns into it).
+    x = tm.constant(np.ones((2, 6, 6, 1), np.float32))
+    dy = tm.constant(np.ones((2, 6, 6, 16), np.float32))
+    dw = tm.raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=[5, 0, 1, 16],
+                                         out_backprop=dy, strides=[1, 1, 1, 1],
+                                         padding="SAME")
+    with tm.Session() as sess:
+        assert sess.run(dw).shape == (5, 0, 1, 16)
 
 
 @pytest.mark.parametrize("spatial", [[0, 5], [4, 0]])

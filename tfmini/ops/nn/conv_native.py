@@ -282,7 +282,8 @@ def one_channel_loop(which: str, dtype: np.dtype, ksizes: Sequence[int], o: int,
     one thread, SkylakeX kernels): forward 0.39 -> 0.29 ms, filter gradient 0.45 -> 0.27 ms.
     """
     if (np.dtype(dtype) != np.float32 or len(ksizes) != 2 or o % 16 or o <= 0
-            or min(outs) <= 0 or (which == "filter" and ksizes[1] > MAX_ONE_CHANNEL_KW)):
+            or min(outs) <= 0 or min(ksizes) <= 0  # an empty filter: the NumPy path
+            or (which == "filter" and ksizes[1] > MAX_ONE_CHANNEL_KW)):
         return None
     fn = _one_channel_fns.get(which) or _one_channel_fn(which)
     if fn is None:
