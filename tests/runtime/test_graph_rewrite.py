@@ -319,3 +319,39 @@ def test_a_fused_step_failure_names_both_ops_and_its_own_inputs():
     assert isinstance(err, tm.errors.ResourceExhaustedError)
     assert "Relu 'Relu'" in err.message and "(fused with AddV2 'add')" in err.message
     assert "[inputs: float32[2,3], float32[3]]" in err.message
+
+
+def test_a_kernel_registered_by_the_user_is_not_fused_away(monkeypatch):
+    # A Relu kernel from tm.register_kernel (a capped one here) must run: the fused step
+    # would call the built-in Relu instead.
+    from tfmini.core import registry
+
+    monkeypatch.setattr(registry, "_own_kernels", set())
+    builtin = registry.get("Relu")
+    try:
+        @tm.register_kernel("Relu")
+        def capped_relu(features):
+            return np.minimum(np.maximum(features, 0), np.asarray(6, features.dtype))
+
+        g = tm.Graph()
+        with g.as_default():
+            x = tm.placeholder(tm.float32, [None, 4])
+            y = tm.nn.relu(tm.nn.bias_add(x, tm.constant(np.full(4, 5.0, np.float32))))
+        with tm.Session(graph=g) as sess:
+            assert sess.run(y, {x: np.full((1, 4), 3.0, np.float32)}).tolist() == [[6.0] * 4]
+            assert "BiasAdd" in _plan_types(sess, y, {x: np.zeros((1, 4), np.float32)})
+    finally:
+        registry._replace(builtin)
+
+
+def test_a_fused_bias_add_checks_the_shapes_it_gets():
+    # A py_func's output whose static shape was set wrongly: the fused step fails as BiasAdd
+    # would ([2, 1] + a 4-vector), instead of broadcasting to [2, 4].
+    g = tm.Graph()
+    with g.as_default():
+        v = tm.py_func(lambda: np.ones((2, 1), np.float32), [], tm.float32)
+        v.set_shape([2, 4])
+        y = tm.nn.relu(tm.nn.bias_add(v, tm.constant(np.ones(4, np.float32))))
+    with tm.Session(graph=g) as sess:
+        with pytest.raises(tm.errors.InvalidArgumentError, match="as many biases"):
+            sess.run(y)

@@ -309,6 +309,7 @@ def register_kernel(op_type: str, device: str = "CPU"):
             kernels = dict(op_def.kernels)
             kernels[device] = kernel
             _replace(evolve(op_def, kernels=kernels))
+            _own_kernels.add(op_type)  # fusions would bypass it (see fusion())
         return fn
 
     return decorator
@@ -404,6 +405,7 @@ def get_gradient_function(op_type: str) -> Callable | None:
 
 
 _fusions: dict[tuple[str, str], Callable] = {}
+_own_kernels: set[str] = set()  # op types given a kernel through register_kernel
 
 
 def register_fusion(consumer: str, producer: str, build: Callable) -> None:
@@ -424,9 +426,18 @@ def register_fusion(consumer: str, producer: str, build: Callable) -> None:
         _fusions[(consumer, producer)] = build
 
 
-def fusion(consumer: str, producer: str) -> Callable | None:
-    """The ``build`` function registered for fusing ``producer`` into ``consumer``, if any."""
-    return _fusions.get((consumer, producer))
+def fusion(consumer: str, producer: str, device_type: str = "CPU") -> Callable | None:
+    """The ``build`` function registered for fusing ``producer`` into ``consumer`` on a
+    device of ``device_type``, if any. None where either op runs a kernel the fused step
+    would bypass: one registered with :func:`register_kernel`, or a device's own."""
+    build = _fusions.get((consumer, producer))
+    if build is None or consumer in _own_kernels or producer in _own_kernels:
+        return None
+    for op_type in (consumer, producer):
+        op_def = get(op_type)
+        if op_def.kernel_for(device_type) is not op_def.kernels.get("CPU"):
+            return None
+    return build
 
 
 __all__ = [

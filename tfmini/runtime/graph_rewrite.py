@@ -43,6 +43,7 @@ import numpy as np
 from attrs import frozen
 
 from tfmini.core import registry
+from tfmini.core.devices import device_type_of
 from tfmini.core.graph import Operation, Output
 from tfmini.runtime.steps import Step, input_groups, reads_reference
 
@@ -210,7 +211,7 @@ class Rewriter:
             return None
         first = op.inputs[0]
         producer = first.op
-        build = registry.fusion(op.type, producer.type)
+        build = registry.fusion(op.type, producer.type, device_type_of(op.device))
         if build is None or op._control_inputs or producer._control_inputs:
             return None
         if (first in self._feeds or not self._pure(op) or not self._pure(producer)

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import tfmini as tm
-
 from tfmini.ops.common import native
 from tfmini.ops.nn import conv_kernels as ck
 from tfmini.ops.nn import conv_native

@@ -8,13 +8,16 @@ the same array), and ReluGrad's NumPy form is two passes with a mask in between
 * Relu: ``x`` where ``x > 0`` or ``x`` is NaN (the NaN itself, as ``np.maximum`` returns
   it), else ``+0.0`` (so ``-0.0`` gives ``0.0``, as ``np.maximum(-0.0, 0.0)`` and
   TensorFlow do);
-* the bias add fused with Relu (nn_fusions.py): ``x + b`` for a row vector ``b``, then
-  Relu as above;
+* the bias add fused with Relu (nn_ops.py's fusion): ``x + b`` for a row vector ``b``,
+  then Relu as above;
 * ReluGrad: ``gradients * (features > 0)``, the product with a 1 or a 0 as the NumPy path
   computes it (a NaN or inf gradient where the mask is 0 stays NaN, a negative one gives
   ``-0.0``).
 
-Same bits as the NumPy path (tested, special values included).
+Same bits as the NumPy path (tested, special values included), except one case: where
+both ``x`` and ``b`` are NaN, the sum is NaN either way but its sign bit may come from the
+other operand (IEEE leaves the choice open, and the compiler may order the operands of
+``+`` differently from NumPy's loop).
 """
 
 from __future__ import annotations

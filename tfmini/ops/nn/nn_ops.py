@@ -170,7 +170,8 @@ activation_grad_op("ReluGrad", _relu_grad, REAL_TYPES,
 
 def _bias_add_relu(x, b):
     """Relu of a bias add, run as one step (the fusion below): one compiled pass where
-    available, else the add and Relu's kernel in turn; the same bits either way."""
+    available, else the add and Relu's kernel in turn; the same bits either way (but a NaN's
+    sign where both addends are NaN: activation_native.py)."""
     y = activation_native.bias_add_relu(x, b)
     if y is not None:
         return y
@@ -191,7 +192,18 @@ def _fuse_bias_add_relu(relu, add):
     if (xd is None or bd is None or len(bd) != 1 or len(xd) < 2 or bd[0] is None
             or xd[-1] != bd[0]):
         return None
+    if add.type == "BiasAdd":
+        return _checked_bias_add_relu, [x, b]
     return _bias_add_relu, [x, b]
+
+
+def _checked_bias_add_relu(x, b):
+    """Relu of an NHWC BiasAdd in one step, with BiasAdd's own checks first: a value whose
+    static shape was set wrongly (``set_shape`` on a ``py_func``'s output) fails as BiasAdd
+    would, instead of broadcasting."""
+    if x.ndim < 2 or b.ndim != 1 or b.shape[0] != x.shape[-1]:
+        return _bias_add(x, b, "NHWC")  # raises BiasAdd's error
+    return _bias_add_relu(x, b)
 
 
 register_fusion("Relu", "AddV2", _fuse_bias_add_relu)
