@@ -33,6 +33,12 @@ it, or another run could see step s with step s-1's weights. So once a run holds
 update, every later marked op defers too (:meth:`KernelContext.late_pending`), even one that
 would run at once on its own (a small variable), and :func:`commit` applies them in run
 order holding all their locks.
+
+Limits: an ``apply()`` that runs out of memory part way (its fallback allocates spare
+buffers) leaves the run's earlier updates applied; an update whose variable another run
+destroys and re-creates before the commit goes to the destroyed one, as a run that had
+already applied it would have; and a check that fails at the commit (another run changed
+the variable's shape meanwhile) fails a run whose update, applied mid-run, would have fit.
 """
 
 from __future__ import annotations
