@@ -52,32 +52,36 @@ static int overlap(const void *p, const void *q, size_t bytes) {
     return a < b + bytes && b < a + bytes;
 }
 
+/* The loop over Adam's elements in TensorFlow's order of operations, reading x, m, v and g
+   at i and writing the new m, v and x to NM[i], NV[i] and OUT[i]; PRAGMA before the loop.
+   Nesterov's numerator (a * b1 + g * c1) * alpha replaces a * alpha. */
+#define ADAM_ELEMENTS(T, SQRT, NESTEROV_NUM, PRAGMA, NM, NV, OUT)                      \
+    PRAGMA                                                                             \
+    for (ptrdiff_t i = 0; i < n; ++i) {                                                \
+        T gi = g[i], mi = m[i], vi = v[i];                                             \
+        T a = (gi - mi) * c1 + mi;                                                     \
+        T b = (gi * gi - vi) * c2 + vi;                                                \
+        T num = NESTEROV_NUM ? (a * b1 + gi * c1) * alpha : a * alpha;                 \
+        T o = x[i] - num / (SQRT(b) + eps);                                            \
+        NM[i] = a;                                                                     \
+        NV[i] = b;                                                                     \
+        OUT[i] = o;                                                                    \
+    }
+
+/* Both loops of an update (the test of nesterov hoisted out of them). */
+#define ADAM_BOTH(T, SQRT, PRAGMA, NM, NV, OUT)                                        \
+    if (nesterov) {                                                                    \
+        ADAM_ELEMENTS(T, SQRT, 1, PRAGMA, NM, NV, OUT)                                 \
+    } else {                                                                           \
+        ADAM_ELEMENTS(T, SQRT, 0, PRAGMA, NM, NV, OUT)                                 \
+    }
+
 /* restrict: the outputs overlap nothing (checked by the caller), so the loop vectorizes. */
 #define ADAM_LOOP(NAME, T, SQRT, R)                                                     \
 static void NAME(const T *R x, const T *R m, const T *R v, const T *R g, T *R nm,      \
                  T *R nv, T *R out, ptrdiff_t n, T c1, T c2, T alpha, T b1, T eps,     \
                  int nesterov) {                                                       \
-    if (nesterov) {                                                                    \
-        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
-            T gi = g[i], mi = m[i], vi = v[i];                                         \
-            T a = (gi - mi) * c1 + mi;                                                 \
-            T b = (gi * gi - vi) * c2 + vi;                                            \
-            T o = x[i] - ((a * b1 + gi * c1) * alpha) / (SQRT(b) + eps);               \
-            nm[i] = a;                                                                 \
-            nv[i] = b;                                                                 \
-            out[i] = o;                                                                \
-        }                                                                              \
-    } else {                                                                           \
-        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
-            T gi = g[i], mi = m[i], vi = v[i];                                         \
-            T a = (gi - mi) * c1 + mi;                                                 \
-            T b = (gi * gi - vi) * c2 + vi;                                            \
-            T o = x[i] - (a * alpha) / (SQRT(b) + eps);                                \
-            nm[i] = a;                                                                 \
-            nv[i] = b;                                                                 \
-            out[i] = o;                                                                \
-        }                                                                              \
-    }                                                                                  \
+    ADAM_BOTH(T, SQRT, , nm, nv, out)                                                  \
 }
 
 #define ADAM(NAME, T, SQRT)                                                            \
@@ -108,29 +112,7 @@ ADAM(tfmini_adam_f64, double, sqrt)
 #define ADAM_INPLACE(NAME, T, SQRT)                                                    \
 void NAME(T *x, T *m, T *v, const T *g, ptrdiff_t n, T c1, T c2, T alpha, T b1, T eps,  \
           int nesterov) {                                                              \
-    if (nesterov) {                                                                    \
-        _Pragma("GCC ivdep")                                                           \
-        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
-            T gi = g[i], mi = m[i], vi = v[i];                                         \
-            T a = (gi - mi) * c1 + mi;                                                 \
-            T b = (gi * gi - vi) * c2 + vi;                                            \
-            T o = x[i] - ((a * b1 + gi * c1) * alpha) / (SQRT(b) + eps);               \
-            m[i] = a;                                                                  \
-            v[i] = b;                                                                  \
-            x[i] = o;                                                                  \
-        }                                                                              \
-    } else {                                                                           \
-        _Pragma("GCC ivdep")                                                           \
-        for (ptrdiff_t i = 0; i < n; ++i) {                                            \
-            T gi = g[i], mi = m[i], vi = v[i];                                         \
-            T a = (gi - mi) * c1 + mi;                                                 \
-            T b = (gi * gi - vi) * c2 + vi;                                            \
-            T o = x[i] - (a * alpha) / (SQRT(b) + eps);                                \
-            m[i] = a;                                                                  \
-            v[i] = b;                                                                  \
-            x[i] = o;                                                                  \
-        }                                                                              \
-    }                                                                                  \
+    ADAM_BOTH(T, SQRT, _Pragma("GCC ivdep"), m, v, x)                                  \
 }
 
 ADAM_INPLACE(tfmini_adam_inplace_f32, float, sqrtf)
