@@ -181,3 +181,44 @@ def test_a_lone_run_between_crowded_ones_does_not_grow_the_pool(monkeypatch):
     assert p.size == 2
     p.exit()
     assert blas.sizes == [2, 1, 2]
+
+
+def test_a_run_that_splits_its_own_work_holds_the_blas_pool_at_one_thread():
+    shared = []
+    p = BlasThreadPolicy(share=lambda width, blas: shared.append((width, blas)))
+    p.cores = 2
+    blas = _FakeBlas()
+    p._controllers = [blas]
+    p._sampled_at = float("inf")
+    p._busy_elsewhere = 0.0  # an idle machine: a plain run gets two BLAS threads
+    p.enter()
+    p.exit()
+    assert p.size == 2 and shared[-1] == (2, 2)
+    p.enter(single_blas=True)  # a convolution's run: one BLAS thread, its parts on 2 cores
+    assert p.size == 1 and shared[-1] == (2, 1)
+    p.exit()
+    for _ in range(3):  # steady: no library call
+        p.enter(single_blas=True)
+        p.exit()
+    p._crowded_at -= 1.0
+    p.enter()  # a plain run again: the pool grows back
+    assert p.size == 2 and shared[-1] == (2, 2)
+    p.exit()
+    p.enter(fixed=2, single_blas=True)  # intra_op_parallelism_threads wins
+    assert p.size == 2
+    p.exit()
+    assert blas.sizes == [2, 1, 2]
+
+
+def test_plans_know_whether_a_kernel_splits_its_own_work():
+    with tm.Graph().as_default():
+        x = tm.compat.v1.placeholder(tm.float32, [1, 4, 4, 1])
+        y = tm.nn.conv2d(x, tm.ones([2, 2, 1, 2]), strides=1, padding="SAME")
+        z = tm.reduce_sum(x)
+        with tm.compat.v1.Session() as sess:
+            feed = {x: np.ones([1, 4, 4, 1], np.float32)}
+            assert sess.run(z, feed) == 16.0
+            assert sess.run(y, feed).shape == (1, 4, 4, 2)
+            plans = {p.fetches[0].op.type: p for p in sess._plans.values()}
+    assert plans["Conv2D"].splits_own_work
+    assert not plans["Sum"].splits_own_work

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfmini.core.graph import Operation, Output
+from tfmini.ops.common.parallel import splits_own_work
 from tfmini.runtime.analysis import analyze
 from tfmini.runtime.codegen import CompiledPlan, generate
 from tfmini.runtime.executors import CompiledExecutor, DataflowExecutor, StepwiseExecutor
@@ -58,6 +59,9 @@ class Plan:
             appending ``(step, device, start, end, output shapes)`` per step to ``stats``.
         late_ops: The ops whose updates may be applied when the run has succeeded
             (``late_updates.late_ops``; empty for a plan holding blocking steps).
+        splits_own_work: Whether a step's kernel shares its work out over the cores itself
+            (``ops/common/parallel.register_splitter``): the thread policy then keeps the
+            BLAS pool at one thread for the run (``runtime/threads.py``).
     """
 
     def __init__(
@@ -87,6 +91,7 @@ class Plan:
         self.steps = schedule.steps
         self.devices = schedule.devices
         self.has_blocking = schedule.has_blocking
+        self.splits_own_work = splits_own_work({step.op.type for step in schedule.steps})
         generated = generate(schedule)
         self.source = generated.source
         self.run: Any

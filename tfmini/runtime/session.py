@@ -543,7 +543,7 @@ class Session:
         ctxs = self._contexts(plan, run)
         tracing = options is not None and options.trace_level > 0 and run_metadata is not None
         # BLAS threads shrink while several runs are in flight (runtime/threads.py).
-        BLAS_POLICY.enter(self._config.intra_op_parallelism_threads)
+        BLAS_POLICY.enter(self._config.intra_op_parallelism_threads, plan.splits_own_work)
         stack = getattr(_running, "runs", None)
         if stack is None:
             stack = _running.runs = []

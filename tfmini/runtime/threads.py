@@ -24,6 +24,13 @@ The pool shrinks at once and grows back only after ``GROW_DELAY_S`` without crow
 ``ConfigProto.intra_op_parallelism_threads`` (TensorFlow's knob for threads inside one op)
 fixes the size instead, when positive.
 
+A run whose plan holds a kernel that splits its own work over the cores (the convolutions,
+``ops/common/parallel.register_splitter``) keeps the pool at one thread for the whole run,
+and its kernels get the cores as parts of one-thread products. Resizing the pool for those
+kernels alone did not pay (OpenBLAS's woken thread spins on the second core for a while
+after a two-thread product); holding it at one thread all through the step did: the small
+convnet's step 9.4-9.7 -> 8.1-8.4 ms on an idle machine (docs/performance.md, "Fifth pass").
+
 The policy also tells the kernels that share their work out themselves
 (``tfmini/ops/common/parallel.py``: large products, dense optimizer updates) how many threads
 they may use: the cores per run in flight, less the cores busy elsewhere (a core counts as
@@ -89,6 +96,7 @@ class BlasThreadPolicy:
         self._in_flight = 0
         self._size = 0  # the size last set (0: not yet)
         self._fixed = 0  # intra_op_parallelism_threads, when a session set it
+        self._single = False  # the last run splits its own work: BLAS held at one thread
         self._controllers: list | None = None
         self._busy_elsewhere = 0.0
         self._sampled_at = -LOAD_SAMPLE_S
@@ -161,6 +169,8 @@ class BlasThreadPolicy:
     def _target(self) -> int:
         if self._fixed:
             return self._fixed
+        if self._single:
+            return 1
         free = self.cores - int(self._busy_elsewhere + 0.5)
         return max(1, min(self.cores // max(self._in_flight, 1), free))
 
@@ -182,16 +192,20 @@ class BlasThreadPolicy:
         self._share(width, self._size)
 
     # -- runs -------------------------------------------------------------------------------
-    def enter(self, fixed: int = 0) -> None:
-        """A run starts; ``fixed`` is its session's intra_op_parallelism_threads."""
+    def enter(self, fixed: int = 0, single_blas: bool = False) -> None:
+        """A run starts; ``fixed`` is its session's intra_op_parallelism_threads;
+        ``single_blas``: its kernels split their work themselves, so the BLAS pool stays at
+        one thread (unless ``fixed``) while the kernels may still use the free cores."""
         with self._lock:
             n = self._in_flight = self._in_flight + 1
             now = monotonic()
             # The common case, one run at a time with a fresh load sample and the pool
             # already sized for it, touches nothing else (about 0.5 us in all).
-            if n == 1 and fixed == self._fixed and now < self._settled_until:
+            if (n == 1 and fixed == self._fixed and single_blas == self._single
+                    and now < self._settled_until):
                 return
             self._fixed = fixed
+            self._single = single_blas
             if n > 1:
                 # Crowded: the pool grows back only GROW_DELAY_S after the last crowding, not
                 # after the last shrink (a pool already at one thread would otherwise grow

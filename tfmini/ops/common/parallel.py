@@ -44,6 +44,21 @@ MIN_ELEMENTS = 1 << 20  # an elementwise update: at least this many elements
 
 _width = 1  # threads a kernel may use (the caller included)
 _blas_threads = 1  # threads the BLAS pool has: products are split only beyond it
+_SPLITTERS: set[str] = set()  # op types whose kernels split their batch over the cores
+
+
+def register_splitter(*op_types: str) -> None:
+    """Declares ``op_types`` as kernels that share their work out over the cores themselves
+    (each part a one-thread BLAS call). A run holding one keeps the BLAS pool at one thread
+    throughout (``runtime/threads.py``), so its kernels split where the machine is idle:
+    the small convnet's step, whose three 5x5 convolutions run faster as two one-thread
+    halves than as two-thread products (docs/performance.md, "Fifth pass")."""
+    _SPLITTERS.update(op_types)
+
+
+def splits_own_work(op_types) -> bool:
+    """Whether any of ``op_types`` was declared by :func:`register_splitter`."""
+    return not _SPLITTERS.isdisjoint(op_types)
 
 
 def set_widths(width: int, blas_threads: int) -> None:

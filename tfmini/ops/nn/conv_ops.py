@@ -17,7 +17,7 @@ import numpy as np
 
 from tfmini.core.registry import register_op
 from tfmini.core.shapes import TensorShape, dims_str
-from tfmini.ops.common import shape_fns
+from tfmini.ops.common import parallel, shape_fns
 from tfmini.ops.common.kernel_util import as_int_list, invalid_argument
 from tfmini.ops.nn import conv_kernels as ck
 from tfmini.ops.nn import window_geometry as wg
@@ -291,3 +291,8 @@ _register("Conv3DBackpropInputV2", "conv3d", "input", _FLOAT_TYPES, _CONV3D_ATTR
           sizes_type="Tshape", extra_attrs=("Tshape: {int32, int64} = DT_INT32",))
 _register("Conv3DBackpropFilterV2", "conv3d", "filter", _FLOAT_TYPES, _CONV3D_ATTRS,
           "The gradient of Conv3D in its filter, whose shape is filter_sizes.")
+
+# The ungrouped convolutions split their batch over the cores (batch_split.py): a run holding
+# one keeps the BLAS pool at one thread, so the split applies on an idle machine too.
+parallel.register_splitter("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3D",
+                           "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")
