@@ -230,6 +230,29 @@ def library(source: str) -> ctypes.CDLL | None:
     return lib
 
 
+# The suffix of a loop's symbol for each dtype the loops are compiled for.
+FLOAT_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+_typed: dict = {}
+
+
+def typed_function(source: str, kind: str, dtype: np.dtype, restype, argtypes):
+    """The compiled loop ``tfmini_<kind>_<f32|f64>`` of ``source`` for ``dtype`` (float32
+    or float64), its ctypes signature set on first use; None for another dtype or when
+    ``source`` cannot be compiled here (the caller then runs its NumPy path)."""
+    key = (source, kind, dtype)
+    fn = _typed.get(key)
+    if fn is None:
+        suffix = FLOAT_SUFFIXES.get(dtype)
+        lib = library(source) if suffix else None
+        if lib is None:
+            return None
+        fn = getattr(lib, f"tfmini_{kind}_{suffix}")
+        fn.restype = restype
+        fn.argtypes = argtypes
+        _typed[key] = fn
+    return fn
+
+
 def available() -> bool:
     """Whether the compiled loops are in use (compiling Adam's if not tried yet)."""
     return library(_ADAM_SOURCE) is not None

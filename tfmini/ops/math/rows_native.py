@@ -37,8 +37,6 @@ ROWS(f32, float)
 ROWS(f64, double)
 """
 
-_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
-_fns: dict = {}
 # Below this many elements NumPy's reduction is as quick (a ctypes call costs about 2 us).
 MIN_ELEMENTS = 1 << 11
 
@@ -48,18 +46,11 @@ def available() -> bool:
     return native.library(_SOURCE) is not None
 
 
+_ARGTYPES = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * 2
+
+
 def _fn(kind: str, dtype: np.dtype):
-    key = (kind, dtype)
-    fn = _fns.get(key)
-    if fn is None and dtype in _SUFFIX:
-        lib = native.library(_SOURCE)
-        if lib is None:
-            return None
-        fn = getattr(lib, f"tfmini_{kind}_{_SUFFIX[dtype]}")
-        fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * 2
-        _fns[key] = fn
-    return fn
+    return native.typed_function(_SOURCE, kind, dtype, None, _ARGTYPES)
 
 
 def column_sums(x: np.ndarray) -> np.ndarray | None:

@@ -66,8 +66,6 @@ ACT(f32, float)
 ACT(f64, double)
 """
 
-_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
-_fns: dict = {}
 # Below this many elements NumPy's call is as quick as the loop's (a ctypes call costs about
 # 2 us; measured equal near 16,384 float32), so small arrays stay with NumPy.
 MIN_ELEMENTS = 1 << 15
@@ -78,22 +76,15 @@ def available() -> bool:
     return native.library(_SOURCE) is not None
 
 
+_ARGTYPES = {
+    "relu": [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t],
+    "relu_grad": [ctypes.c_void_p] * 3 + [ctypes.c_ssize_t],
+    "bias_add_relu": [ctypes.c_void_p] * 3 + [ctypes.c_ssize_t] * 2,
+}
+
+
 def _fn(kind: str, dtype: np.dtype):
-    key = (kind, dtype)
-    fn = _fns.get(key)
-    if fn is None and dtype in _SUFFIX:
-        lib = native.library(_SOURCE)
-        if lib is None:
-            return None
-        fn = getattr(lib, f"tfmini_{kind}_{_SUFFIX[dtype]}")
-        fn.restype = None
-        if kind == "bias_add_relu":
-            fn.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_ssize_t] * 2
-        else:
-            fn.argtypes = [ctypes.c_void_p] * (2 if kind == "relu" else 3) + [
-                ctypes.c_ssize_t]
-        _fns[key] = fn
-    return fn
+    return native.typed_function(_SOURCE, kind, dtype, None, _ARGTYPES[kind])
 
 
 def relu(x: np.ndarray) -> np.ndarray | None:

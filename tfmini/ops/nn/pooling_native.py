@@ -188,36 +188,25 @@ POOL(f32, float, int)
 POOL(f64, double, long long)
 """
 
-_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
-_fns: dict = {}
-
-
 def available() -> bool:
     """Whether the compiled loops are in use (compiling them if not tried yet)."""
     return native.library(_SOURCE) is not None
 
 
+_ARGTYPES = {
+    "max_pool_tiled": [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * 7,
+    "max_pool_grad_tiled": [ctypes.c_void_p] * 5 + [ctypes.c_ssize_t] * 7 + [ctypes.c_int],
+}
+
+
 def _fn(kind: str, dtype: np.dtype):
-    key = (kind, dtype)
-    fn = _fns.get(key)
-    if fn is None and dtype in _SUFFIX:
-        lib = native.library(_SOURCE)
-        if lib is None:
-            return None
-        fn = getattr(lib, f"tfmini_{kind}_{_SUFFIX[dtype]}")
-        fn.restype = ctypes.c_int
-        if kind == "max_pool_tiled":
-            fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * 7
-        else:
-            fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_ssize_t] * 7 + [ctypes.c_int]
-        _fns[key] = fn
-    return fn
+    return native.typed_function(_SOURCE, kind, dtype, ctypes.c_int, _ARGTYPES[kind])
 
 
 def _tiles(x: np.ndarray, ksizes, strides, pads, outs) -> bool:
     """Whether the compiled loops take ``x``: 4-D, C-contiguous float32/float64, windows
     that tile it exactly (stride = window, no padding)."""
-    return (x.ndim == 4 and x.dtype in _SUFFIX and x.flags.c_contiguous
+    return (x.ndim == 4 and x.dtype in native.FLOAT_SUFFIXES and x.flags.c_contiguous
             and list(ksizes) == list(strides) and all(tuple(p) == (0, 0) for p in pads)
             and all(o * k == d for o, k, d in zip(outs, ksizes, x.shape[1:-1])))
 
