@@ -138,12 +138,11 @@ _FALLBACK_FLAGS = ("-O3", "-ffp-contract=off", "-fno-math-errno", "-shared", "-f
 _lock = threading.Lock()
 _libraries: dict[str, ctypes.CDLL | None] = {}  # by source: None where it did not build
 _NOT_TRIED = object()
-_ADAM_ARGS = {
-    np.dtype(np.float32): ("tfmini_adam_f32", ctypes.c_float),
-    np.dtype(np.float64): ("tfmini_adam_f64", ctypes.c_double),
-}
-_adam_fns: dict = {}
-_adam_inplace_fns: dict = {}
+# The update loops of _ADAM_SOURCE: pointers, scalars of the dtype, and a trailing int flag.
+_UPDATE_SIGNATURES = {"adam": (7, 5, True), "adam_inplace": (4, 5, True),
+                      "gd_inplace": (2, 1, False)}
+_SCALARS = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double}
+_update_fns: dict = {}
 
 
 def _cpu_flags() -> str:
@@ -258,34 +257,19 @@ def available() -> bool:
     return library(_ADAM_SOURCE) is not None
 
 
-def _adam_fn(dtype: np.dtype):
-    fn = _adam_fns.get(dtype)
+def _update_fn(kind: str, dtype: np.dtype):
+    """The update loop ``kind`` of _ADAM_SOURCE for ``dtype``, or None."""
+    fn = _update_fns.get((kind, dtype))
     if fn is None:
-        lib = library(_ADAM_SOURCE)
-        spec = _ADAM_ARGS.get(dtype)
-        if lib is None or spec is None:
+        scalar = _SCALARS.get(dtype)
+        if scalar is None:
             return None
-        name, scalar = spec
-        fn = getattr(lib, name)
-        fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_ssize_t] + [scalar] * 5 + [
-            ctypes.c_int]
-        _adam_fns[dtype] = fn
-    return fn
-
-
-def _adam_inplace_fn(dtype: np.dtype):
-    fn = _adam_inplace_fns.get(dtype)
-    if fn is None:
-        lib = library(_ADAM_SOURCE)
-        spec = _ADAM_ARGS.get(dtype)
-        if lib is None or spec is None:
-            return None
-        name, scalar = spec
-        fn = getattr(lib, name.replace("adam", "adam_inplace"))
-        fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_ssize_t] + [scalar] * 5 + [ctypes.c_int]
-        _adam_inplace_fns[dtype] = fn
+        pointers, scalars, flag = _UPDATE_SIGNATURES[kind]
+        argtypes = ([ctypes.c_void_p] * pointers + [ctypes.c_ssize_t] + [scalar] * scalars
+                    + [ctypes.c_int] * flag)
+        fn = typed_function(_ADAM_SOURCE, kind, dtype, None, argtypes)
+        if fn is not None:
+            _update_fns[(kind, dtype)] = fn
     return fn
 
 
@@ -294,7 +278,7 @@ def adam_inplace_ok(x, m, v, grad) -> bool:
     C-contiguous arrays of one float dtype and size, ``x``, ``m``, ``v`` writeable and
     ``grad`` sharing no memory with them."""
     dtype = x.dtype
-    if _adam_inplace_fns.get(dtype) is None and _adam_inplace_fn(dtype) is None:
+    if _update_fn("adam_inplace", dtype) is None:
         return False
     n = x.size
     for a in (x, m, v, grad):
@@ -309,12 +293,9 @@ def adam_inplace(x, m, v, grad, c1, c2, alpha, b1, eps, nesterov) -> None:
     """Adam's update written over ``x``, ``m``, ``v`` (the same operations as :func:`adam`,
     so the same bits), for arrays :func:`adam_inplace_ok` accepted (or matching slices of
     them)."""
-    fn = _adam_inplace_fns[x.dtype]
+    fn = _update_fns["adam_inplace", x.dtype]
     fn(x.ctypes.data, m.ctypes.data, v.ctypes.data, grad.ctypes.data, x.size, float(c1),
        float(c2), float(alpha), float(b1), float(eps), 1 if nesterov else 0)
-
-
-_gd_inplace_fns: dict = {}
 
 
 def gd_inplace_ok(x, delta) -> bool:
@@ -322,17 +303,8 @@ def gd_inplace_ok(x, delta) -> bool:
     C-contiguous arrays of one float dtype and size, ``x`` writeable and ``delta`` sharing
     no memory with it."""
     dtype = x.dtype
-    fn = _gd_inplace_fns.get(dtype)
-    if fn is None:
-        lib = library(_ADAM_SOURCE)
-        spec = _ADAM_ARGS.get(dtype)
-        if lib is None or spec is None:
-            return False
-        name, scalar = spec
-        fn = getattr(lib, name.replace("adam", "gd_inplace"))
-        fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t, scalar]
-        _gd_inplace_fns[dtype] = fn
+    if _update_fn("gd_inplace", dtype) is None:
+        return False
     return (delta.dtype == dtype and delta.size == x.size and x.flags.c_contiguous
             and delta.flags.c_contiguous and x.flags.writeable
             and not np.may_share_memory(x, delta))
@@ -341,7 +313,7 @@ def gd_inplace_ok(x, delta) -> bool:
 def gd_inplace(x, delta, alpha) -> None:
     """``x -= delta * alpha`` in one pass, rounded as ``x - (delta * alpha)`` in NumPy (the
     same bits), for arrays :func:`gd_inplace_ok` accepted (or matching slices of them)."""
-    _gd_inplace_fns[x.dtype](x.ctypes.data, delta.ctypes.data, x.size, float(alpha))
+    _update_fns["gd_inplace", x.dtype](x.ctypes.data, delta.ctypes.data, x.size, float(alpha))
 
 
 def adam(x, m, v, grad, new_m, new_v, out, c1, c2, alpha, b1, eps, nesterov) -> bool:
@@ -354,11 +326,9 @@ def adam(x, m, v, grad, new_m, new_v, out, c1, c2, alpha, b1, eps, nesterov) -> 
     not all C-contiguous float32 (or all float64) arrays of one size.
     """
     dtype = x.dtype
-    fn = _adam_fns.get(dtype)
+    fn = _update_fns.get(("adam", dtype)) or _update_fn("adam", dtype)
     if fn is None:
-        fn = _adam_fn(dtype)
-        if fn is None:
-            return False
+        return False
     arrays = (x, m, v, grad, new_m, new_v, out)
     n = x.size
     for a in arrays:
