@@ -262,10 +262,15 @@ def _depth_shape(to_depth: bool):
     return shape_fn
 
 
-def _nhwc_only(data_format: str, node) -> None:
+def _nhwc_4d(input: Any, data_format: str, node) -> np.ndarray:  # noqa: A002
+    """The 4-D NHWC input of SpaceToDepth/DepthToSpace, checked as TensorFlow's kernels do."""
     # TensorFlow registers CPU kernels for NHWC only; other layouts find no kernel.
     if data_format != "NHWC":
         raise no_kernel(node)
+    x = np.asarray(input)
+    if x.ndim != 4:
+        raise invalid_argument(f"Input rank should be: 4 instead of: {x.ndim}")
+    return x
 
 
 @register_op(
@@ -277,10 +282,7 @@ def _nhwc_only(data_format: str, node) -> None:
 )
 def space_to_depth_kernel(input, *, block_size, data_format, node):  # noqa: A002
     """Moves ``block_size x block_size`` spatial blocks into the channels."""
-    _nhwc_only(data_format, node)
-    x = np.asarray(input)
-    if x.ndim != 4:
-        raise invalid_argument(f"Input rank should be: 4 instead of: {x.ndim}")
+    x = _nhwc_4d(input, data_format, node)
     b, h, w, c = x.shape
     bs = block_size
     if h % bs or w % bs:
@@ -299,10 +301,7 @@ def space_to_depth_kernel(input, *, block_size, data_format, node):  # noqa: A00
 )
 def depth_to_space_kernel(input, *, block_size, data_format, node):  # noqa: A002
     """Moves channels into ``block_size x block_size`` spatial blocks."""
-    _nhwc_only(data_format, node)
-    x = np.asarray(input)
-    if x.ndim != 4:
-        raise invalid_argument(f"Input rank should be: 4 instead of: {x.ndim}")
+    x = _nhwc_4d(input, data_format, node)
     b, h, w, c = x.shape
     bs = block_size
     if c % (bs * bs):
