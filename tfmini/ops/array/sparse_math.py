@@ -185,6 +185,31 @@ def _lowest(dt: np.dtype):
     return -np.inf if dt.kind == "f" else np.iinfo(dt).min
 
 
+def _dense_result(dims, axes, kept, idx, vals, whole, keep_dims: bool) -> np.ndarray:
+    """The dense output of a sparse reduction from its groups (``_group_sums``): a group
+    with no entry holds 0; ``whole`` reduces every group into one when no axis is kept."""
+    if not kept:  # everything reduced: one group (or none)
+        out = np.array(whole(vals) if len(vals) else 0, vals.dtype)
+    else:
+        out = np.zeros([int(d) for d in dims[kept]], vals.dtype)
+        if len(vals):
+            out[tuple(idx.T)] = vals
+    if keep_dims:
+        out = out.reshape([1 if d in axes else int(n) for d, n in enumerate(dims)])
+    return out
+
+
+def _sparse_result(dims, axes, kept, idx, vals, keep_dims: bool):
+    """The SparseTensor output (indices, values, shape) of a sparse reduction."""
+    if keep_dims:
+        full = np.zeros((len(vals), dims.size), np.int64)
+        full[:, kept] = idx
+        shape = np.array([1 if d in axes else n for d, n in enumerate(dims.tolist())],
+                         np.int64)
+        return full, vals, shape
+    return idx.reshape(len(vals), len(kept)).astype(np.int64), vals, dims[kept]
+
+
 @register_op(
     "SparseReduceSum",
     inputs=["input_indices: int64", "input_values: T", "input_shape: int64",
@@ -196,17 +221,8 @@ def _lowest(dt: np.dtype):
 def sparse_reduce_sum_kernel(input_indices, input_values, input_shape, reduction_axes, *,
                              keep_dims):
     """The dense sum of the SparseTensor over the given axes."""
-    dims, axes, kept, idx, sums = _group_sums(input_indices, input_values, input_shape,
-                                              reduction_axes)
-    if not kept:  # everything reduced: one group (or none)
-        out = np.array(sums.sum() if len(sums) else 0, sums.dtype)
-    else:
-        out = np.zeros([int(d) for d in dims[kept]], sums.dtype)
-        if len(sums):
-            out[tuple(idx.T)] = sums
-    if keep_dims:
-        out = out.reshape([1 if d in axes else int(n) for d, n in enumerate(dims)])
-    return out
+    groups = _group_sums(input_indices, input_values, input_shape, reduction_axes)
+    return _dense_result(*groups, np.sum, keep_dims)
 
 
 @register_op(
@@ -220,15 +236,8 @@ def sparse_reduce_sum_kernel(input_indices, input_values, input_shape, reduction
 def sparse_reduce_sum_sparse_kernel(input_indices, input_values, input_shape, reduction_axes,
                                     *, keep_dims):
     """The sum over the given axes as a SparseTensor (one entry per non-empty group)."""
-    dims, axes, kept, idx, sums = _group_sums(input_indices, input_values, input_shape,
-                                              reduction_axes)
-    if keep_dims:
-        full = np.zeros((len(sums), dims.size), np.int64)
-        full[:, kept] = idx
-        shape = np.array([1 if d in axes else n for d, n in enumerate(dims.tolist())],
-                         np.int64)
-        return full, sums, shape
-    return idx.reshape(len(sums), len(kept)).astype(np.int64), sums, dims[kept]
+    groups = _group_sums(input_indices, input_values, input_shape, reduction_axes)
+    return _sparse_result(*groups, keep_dims)
 
 
 # TensorFlow registers no gradient for the sparse-output form.
@@ -247,17 +256,8 @@ def sparse_reduce_max_kernel(input_indices, input_values, input_shape, reduction
                              keep_dims):
     """The dense maximum of the SparseTensor's entries over the given axes; only entries
     present count, and groups with no entry hold 0, as in TensorFlow's kernel."""
-    dims, axes, kept, idx, maxes = _group_sums(input_indices, input_values, input_shape,
-                                               reduction_axes, np.maximum)
-    if not kept:
-        out = np.array(maxes.max() if len(maxes) else 0, maxes.dtype)
-    else:
-        out = np.zeros([int(d) for d in dims[kept]], maxes.dtype)
-        if len(maxes):
-            out[tuple(idx.T)] = maxes
-    if keep_dims:
-        out = out.reshape([1 if d in axes else int(n) for d, n in enumerate(dims)])
-    return out
+    groups = _group_sums(input_indices, input_values, input_shape, reduction_axes, np.maximum)
+    return _dense_result(*groups, np.max, keep_dims)
 
 
 @register_op(
@@ -271,15 +271,8 @@ def sparse_reduce_max_kernel(input_indices, input_values, input_shape, reduction
 def sparse_reduce_max_sparse_kernel(input_indices, input_values, input_shape, reduction_axes,
                                     *, keep_dims):
     """The maximum over the given axes as a SparseTensor (one entry per non-empty group)."""
-    dims, axes, kept, idx, maxes = _group_sums(input_indices, input_values, input_shape,
-                                               reduction_axes, np.maximum)
-    if keep_dims:
-        full = np.zeros((len(maxes), dims.size), np.int64)
-        full[:, kept] = idx
-        shape = np.array([1 if d in axes else n for d, n in enumerate(dims.tolist())],
-                         np.int64)
-        return full, maxes, shape
-    return idx.reshape(len(maxes), len(kept)).astype(np.int64), maxes, dims[kept]
+    groups = _group_sums(input_indices, input_values, input_shape, reduction_axes, np.maximum)
+    return _sparse_result(*groups, keep_dims)
 
 
 # TensorFlow registers no gradients for the max reductions (sparse_grad.py).
