@@ -140,6 +140,19 @@ def _row_patches(xp: np.ndarray, sub: slice, ksizes, strides, dilations, outs,
     return e.reshape(rows, nb * ow, kw * c)
 
 
+def _row_chunks(xp: np.ndarray, ksizes, dh: int, outs, part: slice):
+    """How the filter-row kernels walk images ``part``: (padded rows read per image, the
+    row patches' depth kw*C, images per chunk, the largest chunk, a patch buffer for it)."""
+    kh, kw = ksizes
+    oh, ow = outs
+    rows = oh + (kh - 1) * dh
+    depth = kw * xp.shape[-1]
+    per_image = rows * ow * depth
+    step = max(1, _CHUNK_BYTES // max(1, per_image * xp.itemsize))
+    nb_max = min(step, max(part.stop - part.start, 1))
+    return rows, depth, step, nb_max, np.empty(nb_max * per_image, xp.dtype)
+
+
 def _forward_row_taps(xp: np.ndarray, w: np.ndarray, y: np.ndarray, part: slice, strides,
                       dilations, outs) -> None:
     """The stride-1 (in height) 2-D forward of images ``part`` by filter rows: per chunk of
@@ -151,17 +164,11 @@ def _forward_row_taps(xp: np.ndarray, w: np.ndarray, y: np.ndarray, part: slice,
     process, SkylakeX kernels, 2026-11-25 20:38, load 2.7): one thread 3.32-3.34 ->
     3.16-3.20 ms (25th percentiles), two BLAS threads 3.8-4.0 -> 2.6 ms (best of 60).
     """
-    kh, kw = w.shape[:2]
-    c, o = xp.shape[-1], w.shape[-1]
+    kh = w.shape[0]
+    o = w.shape[-1]
     oh, ow = outs
     dh = dilations[0]
-    rows = oh + (kh - 1) * dh
-    depth = kw * c
-    per_image = rows * ow * depth
-    step = max(1, _CHUNK_BYTES // max(1, per_image * xp.itemsize))
-    count = part.stop - part.start
-    nb_max = min(step, max(count, 1))
-    buf = np.empty(nb_max * per_image, xp.dtype)
+    rows, depth, step, nb_max, buf = _row_chunks(xp, w.shape[:2], dh, outs, part)
     acc = np.empty(nb_max * oh * ow * o, xp.dtype)
     tmp = np.empty_like(acc)
     wr = w.reshape(kh, depth, o)
@@ -190,15 +197,10 @@ def _filter_row_taps(xp: np.ndarray, dy: np.ndarray, filter_shape, part: slice, 
     thread 3.54-3.76 -> 3.46-3.63 ms (25th percentiles), two BLAS threads 2.29-2.68 ->
     2.14-2.31 ms (best of 60)."""
     kh, kw = filter_shape[:2]
-    c, o = xp.shape[-1], dy.shape[-1]
+    o = dy.shape[-1]
     oh, ow = outs
     dh = dilations[0]
-    rows = oh + (kh - 1) * dh
-    depth = kw * c
-    per_image = rows * ow * depth
-    step = max(1, _CHUNK_BYTES // max(1, per_image * xp.itemsize))
-    nb_max = min(step, max(part.stop - part.start, 1))
-    buf = np.empty(nb_max * per_image, xp.dtype)
+    rows, depth, step, nb_max, buf = _row_chunks(xp, (kh, kw), dh, outs, part)
     dyp_buf = np.empty(nb_max * oh * ow * o, dy.dtype)
     dw = np.zeros((kh, depth, o), dy.dtype)
     t = np.empty((depth, o), dy.dtype)
