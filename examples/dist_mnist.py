@@ -241,10 +241,10 @@ def train(flag_values=FLAGS) -> dict:
                 sync_init_op = opt.get_init_tokens_op(flag_values.num_init_tokens)
             init_op = tf.global_variables_initializer()
 
+    model = (x, y_, global_step, cross_entropy, train_step)
     if flag_values.use_supervisor:
         return _train_with_supervisor(
-            flag_values, server, mnist,
-            is_chief, worker_spec, (x, y_, global_step, cross_entropy, train_step),
+            flag_values, server, mnist, is_chief, worker_spec, model,
             init_op, local_init_op, ready_for_local_init_op,
             (chief_queue_runner, sync_init_op) if flag_values.sync_replicas else None)
 
@@ -265,27 +265,8 @@ def train(flag_values=FLAGS) -> dict:
             config=sess_config, stop_grace_period_secs=1, max_wait_secs=60) as sess:
         print(f"Worker {flag_values.task_index}: Session initialization complete.")
 
-        # Perform training
-        time_begin = time.time()
-        print(f"Training begins @ {time_begin:f}")
-        local_step = 0
-        while not sess.should_stop():
-            # Training feed
-            batch_xs, batch_ys = mnist.next_batch(flag_values.batch_size)
-            train_feed = {x: batch_xs, y_: batch_ys}
-            _, step, xent = sess.run([train_step, global_step, cross_entropy],
-                                     feed_dict=train_feed, options=run_options)
-            local_step += 1
-            record["losses"].append(float(xent))
-            record["global_steps"].append(int(step))
-            now = time.time()
-            print(f"{now:f}: Worker {flag_values.task_index}: training step {local_step} done "
-                  f"(global step: {step})")
-
-        time_end = time.time()
-        print(f"Training ends @ {time_end:f}")
-        print("Training elapsed time: %f s" % (time_end - time_begin))
-
+        _training_loop(sess, flag_values, mnist, model, run_options, record,
+                       lambda step: sess.should_stop())
 
     # Validation feed, on a plain session: the parameters live on the ps task(s) and outlast
     # the training session (which refuses runs once its stop hook has fired).
@@ -297,6 +278,33 @@ def train(flag_values=FLAGS) -> dict:
     record["final_global_step"] = int(final_step)
     print(f"After {final_step} training step(s), validation cross entropy = {val_xent:g}")
     return record
+
+
+def _training_loop(sess, flag_values, mnist, model, run_options, record, done) -> None:
+    """TensorFlow's training loop (mnist_replica.py): steps until ``done(global_step)``,
+    each step's loss and global step appended to ``record``."""
+    x, y_, global_step, cross_entropy, train_step = model
+    # Perform training
+    time_begin = time.time()
+    print(f"Training begins @ {time_begin:f}")
+    local_step = 0
+    step = None
+    while not done(step):
+        # Training feed
+        batch_xs, batch_ys = mnist.next_batch(flag_values.batch_size)
+        train_feed = {x: batch_xs, y_: batch_ys}
+        _, step, xent = sess.run([train_step, global_step, cross_entropy],
+                                 feed_dict=train_feed, options=run_options)
+        local_step += 1
+        record["losses"].append(float(xent))
+        record["global_steps"].append(int(step))
+        now = time.time()
+        print(f"{now:f}: Worker {flag_values.task_index}: training step {local_step} done "
+              f"(global step: {step})")
+
+    time_end = time.time()
+    print(f"Training ends @ {time_end:f}")
+    print("Training elapsed time: %f s" % (time_end - time_begin))
 
 
 def _session_config(flag_values, is_chief):
@@ -357,28 +365,8 @@ def _train_with_supervisor(flag_values, server, mnist, is_chief, worker_spec, mo
     record = {"losses": [], "global_steps": []}
     run_options = tf.RunOptions(timeout_in_ms=flag_values.run_timeout_ms)
     try:
-        # Perform training
-        time_begin = time.time()
-        print(f"Training begins @ {time_begin:f}")
-        local_step = 0
-        while True:
-            # Training feed
-            batch_xs, batch_ys = mnist.next_batch(flag_values.batch_size)
-            train_feed = {x: batch_xs, y_: batch_ys}
-            _, step, xent = sess.run([train_step, global_step, cross_entropy],
-                                     feed_dict=train_feed, options=run_options)
-            local_step += 1
-            record["losses"].append(float(xent))
-            record["global_steps"].append(int(step))
-            now = time.time()
-            print(f"{now:f}: Worker {flag_values.task_index}: training step {local_step} done "
-                  f"(global step: {step})")
-            if step >= flag_values.train_steps:
-                break
-
-        time_end = time.time()
-        print(f"Training ends @ {time_end:f}")
-        print("Training elapsed time: %f s" % (time_end - time_begin))
+        _training_loop(sess, flag_values, mnist, model, run_options, record,
+                       lambda step: step is not None and step >= flag_values.train_steps)
 
         # Validation feed
         val_feed = {x: mnist.validation_images, y_: mnist.validation_labels}
