@@ -32,13 +32,17 @@ def _wait_for(sess, tensor, value, seconds=10.0):
         time.sleep(0.01)
 
 
-def constant_gradients(tf, r, n, schedule, timeout_ms=300, settle=None):
+def constant_gradients(tf, r, n, schedule, timeout_ms=300, settle=None, between=None):
     """w=[0,0]; replica 0's gradient is [1,1], replica 1's [3,5]; SGD lr 1. Runs the
     replicas' steps one at a time in ``schedule``; returns each step's value (the token, or
     -1 for a step that timed out waiting for one) and the final w and global step.
 
     ``timeout_ms`` is one deadline for every step, or one per step. ``settle(sess, gs)``
     waits, after the last step, for the chief's last update (default: 0.2 s).
+    ``between(sess, counts)``, if given, runs after every step with the accumulators'
+    ``num_accumulated`` tensors: a step that completes a round returns (with an initial
+    token) before the chief's queue runner has taken it, and the next step's gradient must
+    not race into that round (on a quiet machine TensorFlow's chief always won).
     """
     timeouts = [timeout_ms] * len(schedule) if isinstance(timeout_ms, int) else timeout_ms
     g = tf.Graph()
@@ -50,6 +54,7 @@ def constant_gradients(tf, r, n, schedule, timeout_ms=300, settle=None):
             opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(1.0), r, n)
             trains.append(opt.apply_gradients([(tf.constant(grad), w)], global_step=gs))
             opts.append(opt)
+        counts = [acc.num_accumulated() for acc, _ in opts[0]._accumulator_list]
         init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
         with tf.Session() as sess:
             sess.run(init)
@@ -66,6 +71,8 @@ def constant_gradients(tf, r, n, schedule, timeout_ms=300, settle=None):
                         timeout_in_ms=timeout))))
                 except tf.errors.DeadlineExceededError:
                     out.append(-1)
+                if between is not None:
+                    between(sess, counts)
             if settle is None:
                 time.sleep(0.2)  # let a last update finish
             else:
