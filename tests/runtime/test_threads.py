@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
+from threadpoolctl import ThreadpoolController
 
 import tfmini as tm
 from tfmini.runtime.threads import BlasThreadPolicy
@@ -222,3 +224,36 @@ def test_plans_know_whether_a_kernel_splits_its_own_work():
             plans = {p.fetches[0].op.type: p for p in sess._plans.values()}
     assert plans["Conv2D"].splits_own_work
     assert not plans["Sum"].splits_own_work
+
+
+def test_the_real_blas_pool_is_resized_from_any_thread():
+    # threadpoolctl 3.8 ignores a pthreads OpenBLAS resize from any thread but the first
+    # that made one; the policy resizes from whichever thread starts a run.
+    controllers = ThreadpoolController().select(user_api="blas").lib_controllers
+    if not controllers:
+        pytest.skip("no BLAS library that threadpoolctl can size")
+    before = [c.get_num_threads() for c in controllers]
+    p = BlasThreadPolicy()
+    p.cores = 2
+    p._sampled_at = float("inf")
+    p._busy_elsewhere = 0.0
+    seen = []
+
+    def run_in_thread(fixed):
+        def run():
+            p.enter(fixed=fixed)
+            seen.append([c.get_num_threads() for c in controllers])
+            p.exit()
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+
+    try:
+        p.enter(fixed=2)  # the main thread resizes first
+        p.exit()
+        run_in_thread(1)
+        run_in_thread(2)
+        assert seen == [[1] * len(controllers), [2] * len(controllers)]
+    finally:
+        for setter, n in zip(p._blas(), before):
+            setter.set_num_threads(n)

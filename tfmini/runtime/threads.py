@@ -81,6 +81,41 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+class _OpenBlasSetter:
+    """OpenBLAS's own ``openblas_set_num_threads``, callable from any thread.
+
+    threadpoolctl (3.8 on) lets only the first thread that sets a pthreads OpenBLAS's size
+    set it again; the same call from any other thread silently does nothing
+    (``OpenBLASController.set_num_threads``). The policy resizes from whichever thread
+    starts or ends a run, under its own lock, so it calls the library itself: through
+    threadpoolctl, the 4-thread MLP loop's pool stayed at two threads while the policy
+    believed it at one, and its steps ran 2.7x slower than with the pool held at one
+    (9.5 against 3.2 ms a step on 2 cores, docs/performance.md).
+    """
+
+    def __init__(self, set_num_threads) -> None:
+        self._set_num_threads = set_num_threads
+
+    def set_num_threads(self, size: int) -> None:
+        self._set_num_threads(size)
+
+
+def _process_wide_setter(controller) -> _OpenBlasSetter | None:
+    """The setter for a pthreads OpenBLAS found by threadpoolctl (its symbol carries the
+    build's affixes: ``scipy_openblas_set_num_threads64_`` in NumPy's wheels), or None
+    for any other library (threadpoolctl's own call then)."""
+    if (getattr(controller, "internal_api", "") != "openblas"
+            or getattr(controller, "threading_layer", "") == "openmp"):
+        return None
+    lib = getattr(controller, "dynlib", None)
+    for prefix in ("", "scipy_"):
+        for suffix in ("", "64_", "_64"):
+            fn = getattr(lib, f"{prefix}openblas_set_num_threads{suffix}", None)
+            if fn is not None:
+                return _OpenBlasSetter(fn)
+    return None
+
+
 class BlasThreadPolicy:
     """Process-wide: sizes the BLAS pool to the cores left per run in flight.
 
@@ -113,8 +148,9 @@ class BlasThreadPolicy:
             try:
                 from threadpoolctl import ThreadpoolController
 
-                self._controllers = list(
-                    ThreadpoolController().select(user_api="blas").lib_controllers)
+                self._controllers = [
+                    _process_wide_setter(c) or c
+                    for c in ThreadpoolController().select(user_api="blas").lib_controllers]
             except Exception:  # pragma: no cover - no controllable BLAS: nothing to size
                 self._controllers = []
         return self._controllers
