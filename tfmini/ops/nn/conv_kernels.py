@@ -32,7 +32,7 @@ from math import prod
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from tfmini.ops.nn import batch_split, conv_native
+from tfmini.ops.nn import batch_split, conv_native, conv_winograd
 from tfmini.ops.nn.window_geometry import (
     clipped_tap_slices,
     crop,
@@ -217,6 +217,17 @@ def _filter_row_taps(xp: np.ndarray, dy: np.ndarray, filter_shape, part: slice, 
     return dw
 
 
+def _winograd(dtype, ksizes, strides, dilations, c: int, o: int, macs: int,
+              *operands: np.ndarray) -> bool:
+    """Whether this ungrouped convolution takes the Winograd kernels (``conv_winograd``):
+    its geometry qualifies and every operand is finite. A transform mixes a tile's values,
+    so one inf would spread NaNs (inf - inf) where the direct sums give inf: such inputs
+    take the im2col path (one sum per operand decides; a sum that overflows only sends a
+    finite input there too)."""
+    return conv_winograd.applies(dtype, ksizes, strides, dilations, c, o, macs) and all(
+        np.isfinite(a.sum(dtype=np.float32)) for a in operands)
+
+
 def conv_forward(x: np.ndarray, w: np.ndarray, strides, dilations, pads,
                  outs) -> np.ndarray:
     """``y[n, o.., f] = sum x_pad[n, o*s + t*d .., c] * w[t.., c, f]`` (grouped when C is a
@@ -226,6 +237,9 @@ def conv_forward(x: np.ndarray, w: np.ndarray, strides, dilations, pads,
     n, c = x.shape[0], x.shape[-1]
     m, k = n * prod(outs), prod(ksizes)
     groups = c // cg if cg else 1
+    if groups == 1 and _winograd(x.dtype, ksizes, strides, dilations, c, o, m * k * c * o,
+                                 x, w):
+        return conv_winograd.forward(x, w, pads, outs)
     xp = pad_spatial(x, pads)
     if groups == 1:
         # The batch in parts on the cores, each part's products written into its rows of y.
@@ -337,6 +351,13 @@ def conv_backprop_input(in_shape: Sequence[int], w: np.ndarray, dy: np.ndarray, 
     m, k = n * prod(outs), prod(ksizes)
     groups = c // cg if cg else 1
     if groups == 1 and k > 1:
+        flipped = [(t - 1 - b, t - 1 - a) for t, (b, a) in zip(ksizes, pads)]
+        if min(min(fp) for fp in flipped) >= 0 and _winograd(
+                dy.dtype, ksizes, strides, dilations, o, c, m * k * c * o, dy, w):
+            # Stride 1: the forward convolution of dy with the filter flipped in space and
+            # its channels swapped, padded by the filter's reach less the forward padding.
+            w_t = np.ascontiguousarray(np.flip(w, tuple(range(len(ksizes)))).swapaxes(-1, -2))
+            return conv_winograd.forward(dy, w_t, flipped, in_shape[1:-1])
         if c > 1:
             loop = conv_native.col2im_loop(dy.dtype, in_shape[1:-1], c, ksizes, strides,
                                            dilations, pads, outs)
@@ -388,6 +409,9 @@ def conv_backprop_filter(x: np.ndarray, filter_shape: Sequence[int], dy: np.ndar
     m, k = n * prod(outs), prod(ksizes)
     xp = pad_spatial(x, pads)
     groups = c // cg if cg else 1
+    if groups == 1 and _winograd(x.dtype, ksizes, strides, dilations, c, o, m * k * c * o,
+                                 x, dy):
+        return conv_winograd.backprop_filter(x, filter_shape, dy, pads, outs)
     loop = None if groups != 1 or c != 1 else conv_native.one_channel_loop(
         "filter", x.dtype, ksizes, o, strides, dilations, outs)
     if loop is not None:

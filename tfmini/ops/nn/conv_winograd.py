@@ -109,10 +109,6 @@ def transforms(r: int) -> tuple[list[list[Fraction]], list[list[Fraction]],
     return at, g, bt
 
 
-def _as_array(rows) -> np.ndarray:
-    return np.array([[float(v) for v in row] for row in rows], np.float64)
-
-
 # ----------------------------------------------------------------------------------------
 # The compiled tile transforms, generated from the matrices
 
@@ -281,6 +277,29 @@ void tfmini_wino{r}_dy_f32(const float *restrict dy, float *restrict w0, ptrdiff
 {_lanes(body, "o")}    }}
 }}
 """)
+        g = transforms(r)[1]
+        g_t = [[g[i][j] for i in range(a)] for j in range(r)]
+        body = [f"const T w{p}_{q} = LD(src + ({p * r + q}) * n + k);"
+                for p in range(r) for q in range(r)]
+        body += _two_sided(g, g, "w", a, a, r,
+                           lambda i, j, e: f"ST(u + ({i * a + j}) * n + k, {e});")
+        parts.append(f"""
+/* G w G^T: the filter w [{r}][{r}][n] (n = C*O) transformed into u [{a * a}][n]. */
+void tfmini_wino{r}_filter_f32(const float *restrict src, float *restrict u,
+                               ptrdiff_t n) {{
+{_lanes(body, "n")}}}
+""")
+        body = [f"const T p{i}_{j} = LD(src + ({i * a + j}) * n + k);"
+                for i in range(a) for j in range(a)]
+        body += _two_sided(g_t, g_t, "p", r, r, a,
+                           lambda i, j, e: f"ST(dw + ({i * r + j}) * n + k, {e});")
+        parts.append(f"""
+/* G^T P G: the summed products P [{a * a}][n] back to the filter's gradient dw
+   [{r}][{r}][n]. */
+void tfmini_wino{r}_filter_grad_f32(const float *restrict src, float *restrict dw,
+                                    ptrdiff_t n) {{
+{_lanes(body, "n")}}}
+""")
     return "".join(parts)
 
 
@@ -297,7 +316,8 @@ def _fn(r: int, which: str):
             return None
         fn = getattr(lib, f"tfmini_wino{r}_{which}_f32")
         fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * 6
+        sizes = 1 if which.startswith("filter") else 6
+        fn.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_ssize_t] * sizes
         _fns[key] = fn
     return fn
 
@@ -337,16 +357,6 @@ def applies(dtype: np.dtype, ksizes, strides, dilations, c: int, o: int, macs: i
             and available())
 
 
-_FILTER_SIDES: dict = {}
-
-
-def _filter_side(r: int) -> np.ndarray:
-    g = _FILTER_SIDES.get(r)
-    if g is None:
-        g = _FILTER_SIDES[r] = _as_array(transforms(r)[1])
-    return g
-
-
 def _geometry(in_shape, r: int, pads, outs):
     (oh, ow), m = outs, OUT_TILE
     th, tw = -(-oh // m), -(-ow // m)
@@ -380,9 +390,9 @@ def forward(x: np.ndarray, w: np.ndarray, pads, outs) -> np.ndarray:
     n, c = x.shape[0], x.shape[-1]
     a = r + 1
     th, tw, hp, wp = _geometry(x.shape, r, pads, outs)
-    g = _filter_side(r)
-    u = np.einsum("ap,pqco,bq->abco", g, w.astype(np.float64), g, optimize=True)
-    u = np.ascontiguousarray(u.astype(np.float32).reshape(a * a, c, o))
+    wc = np.ascontiguousarray(w, np.float32)
+    u = np.empty((a * a, c, o), np.float32)
+    _fn(r, "filter")(wc.ctypes.data, u.ctypes.data, c * o)
     xp = _tile_padded(x, r, pads, outs)
     y = np.empty((n, *outs, o), np.float32)
     into, back = _fn(r, "input"), _fn(r, "output")
@@ -434,9 +444,9 @@ def backprop_filter(x: np.ndarray, filter_shape, dy: np.ndarray, pads, outs) -> 
         return sums
 
     sums = batch_split.run(part, batch_split.parts(n, n * prod(outs) * r * r * c * o))
-    total = sums[0].astype(np.float64)
+    total = sums[0]
     for s in sums[1:]:
         total += s
-    g = _filter_side(r)
-    dw = np.einsum("ap,abco,bq->pqco", g, total.reshape(a, a, c, o), g, optimize=True)
-    return dw.astype(np.float32).reshape(filter_shape)
+    dw = np.empty(tuple(filter_shape), np.float32)
+    _fn(r, "filter_grad")(total.ctypes.data, dw.ctypes.data, c * o)
+    return dw
