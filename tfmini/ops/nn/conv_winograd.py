@@ -209,98 +209,102 @@ static inline void st8(float *p, vec v) { memcpy(p, &v, sizeof v); }
 """
 
 
-def _source() -> str:
-    parts = [_PRELUDE]
-    for r in KERNEL_SIZES:
-        at, _, bt = transforms(r)
-        a, m = r + 1, OUT_TILE
-        a_t = [[at[i][j] for i in range(m)] for j in range(a)]  # A, a x m
-        body = [f"const T d{p}_{q} = LD(src + ({p} * wp + {q}) * c + k);"
-                for p in range(a) for q in range(a)]
-        body += _two_sided(bt, bt, "d", a, a, a,
-                           lambda i, j, e: f"ST(v + ({i * a + j}) * plane + k, {e});")
-        parts.append(f"""
+def _kernels(r: int) -> list[str]:
+    """The C of the five transforms of F(2x2, r x r)."""
+    parts = []
+    at, _, bt = transforms(r)
+    a, m = r + 1, OUT_TILE
+    a_t = [[at[i][j] for i in range(m)] for j in range(a)]  # A, a x m
+    body = [f"const T d{p}_{q} = LD(src + ({p} * wp + {q}) * c + k);"
+            for p in range(a) for q in range(a)]
+    body += _two_sided(bt, bt, "d", a, a, a,
+                       lambda i, j, e: f"ST(v + ({i * a + j}) * plane + k, {e});")
+    parts.append(f"""
 /* B^T d B of each {a}x{a} tile at stride {m} of the padded input xp [nb, hp, wp, c] into
    v [{a * a}][nb*th*tw][c]. */
 void tfmini_wino{r}_input_f32(const float *restrict xp, float *restrict v0, ptrdiff_t nb,
-                              ptrdiff_t hp, ptrdiff_t wp, ptrdiff_t c, ptrdiff_t th,
-                              ptrdiff_t tw) {{
+                          ptrdiff_t hp, ptrdiff_t wp, ptrdiff_t c, ptrdiff_t th,
+                          ptrdiff_t tw) {{
     const ptrdiff_t plane = nb * th * tw * c;
     for (ptrdiff_t n = 0; n < nb; ++n)
     for (ptrdiff_t ti = 0; ti < th; ++ti)
     for (ptrdiff_t tj = 0; tj < tw; ++tj) {{
-        const float *restrict src = xp + ((n * hp + {m} * ti) * wp + {m} * tj) * c;
-        float *restrict v = v0 + ((n * th + ti) * tw + tj) * c;
+    const float *restrict src = xp + ((n * hp + {m} * ti) * wp + {m} * tj) * c;
+    float *restrict v = v0 + ((n * th + ti) * tw + tj) * c;
 {_lanes(body, "c")}    }}
 }}
 """)
-        body = [f"const T s{p}_{q} = LD(src + ({p * a + q}) * plane + k);"
-                for p in range(a) for q in range(a)]
-        body += _two_sided(at, at, "s", m, m, a,
-                           lambda i, j, e: f"const T y{i}_{j} = {e};")
-        body += [_guarded(i, j, f"ST(dst + ({i} * ow + {j}) * o + k, y{i}_{j});")
-                 for i in range(m) for j in range(m)]
-        parts.append(f"""
+    body = [f"const T s{p}_{q} = LD(src + ({p * a + q}) * plane + k);"
+            for p in range(a) for q in range(a)]
+    body += _two_sided(at, at, "s", m, m, a,
+                       lambda i, j, e: f"const T y{i}_{j} = {e};")
+    body += [_guarded(i, j, f"ST(dst + ({i} * ow + {j}) * o + k, y{i}_{j});")
+             for i in range(m) for j in range(m)]
+    parts.append(f"""
 /* A^T M A of each tile's {a}x{a} products m [{a * a}][nb*th*tw][o] into the
    {m}x{m} outputs it covers of y [nb, oh, ow, o] (those past oh, ow dropped). */
 void tfmini_wino{r}_output_f32(const float *restrict m0, float *restrict y, ptrdiff_t nb,
-                               ptrdiff_t th, ptrdiff_t tw, ptrdiff_t o, ptrdiff_t oh,
-                               ptrdiff_t ow) {{
-    const ptrdiff_t plane = nb * th * tw * o;
-    for (ptrdiff_t n = 0; n < nb; ++n)
-    for (ptrdiff_t ti = 0; ti < th; ++ti)
-    for (ptrdiff_t tj = 0; tj < tw; ++tj) {{
-        const float *restrict src = m0 + ((n * th + ti) * tw + tj) * o;
-        float *restrict dst = y + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
-        const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
-{_lanes(body, "o")}    }}
-}}
-""")
-        body = [f"const T g{i}_{j} = "
-                + _guarded(i, j, f"LD(src + ({i} * ow + {j}) * o + k)", otherwise="ZERO")
-                + ";" for i in range(m) for j in range(m)]
-        body += _two_sided(a_t, a_t, "g", a, a, m,
-                           lambda i, j, e: f"ST(w + ({i * a + j}) * plane + k, {e});")
-        parts.append(f"""
-/* A dY A^T of each tile's {m}x{m} block of dy [nb, oh, ow, o] (zero past oh, ow) into
-   w [{a * a}][nb*th*tw][o]: the filter gradient's transformed output gradient. */
-void tfmini_wino{r}_dy_f32(const float *restrict dy, float *restrict w0, ptrdiff_t nb,
                            ptrdiff_t th, ptrdiff_t tw, ptrdiff_t o, ptrdiff_t oh,
                            ptrdiff_t ow) {{
     const ptrdiff_t plane = nb * th * tw * o;
     for (ptrdiff_t n = 0; n < nb; ++n)
     for (ptrdiff_t ti = 0; ti < th; ++ti)
     for (ptrdiff_t tj = 0; tj < tw; ++tj) {{
-        const float *restrict src = dy + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
-        float *restrict w = w0 + ((n * th + ti) * tw + tj) * o;
-        const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
+    const float *restrict src = m0 + ((n * th + ti) * tw + tj) * o;
+    float *restrict dst = y + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
+    const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
 {_lanes(body, "o")}    }}
 }}
 """)
-        g = transforms(r)[1]
-        g_t = [[g[i][j] for i in range(a)] for j in range(r)]
-        body = [f"const T w{p}_{q} = LD(src + ({p * r + q}) * n + k);"
-                for p in range(r) for q in range(r)]
-        body += _two_sided(g, g, "w", a, a, r,
-                           lambda i, j, e: f"ST(u + ({i * a + j}) * n + k, {e});")
-        parts.append(f"""
+    body = [f"const T g{i}_{j} = "
+            + _guarded(i, j, f"LD(src + ({i} * ow + {j}) * o + k)", otherwise="ZERO")
+            + ";" for i in range(m) for j in range(m)]
+    body += _two_sided(a_t, a_t, "g", a, a, m,
+                       lambda i, j, e: f"ST(w + ({i * a + j}) * plane + k, {e});")
+    parts.append(f"""
+/* A dY A^T of each tile's {m}x{m} block of dy [nb, oh, ow, o] (zero past oh, ow) into
+   w [{a * a}][nb*th*tw][o]: the filter gradient's transformed output gradient. */
+void tfmini_wino{r}_dy_f32(const float *restrict dy, float *restrict w0, ptrdiff_t nb,
+                       ptrdiff_t th, ptrdiff_t tw, ptrdiff_t o, ptrdiff_t oh,
+                       ptrdiff_t ow) {{
+    const ptrdiff_t plane = nb * th * tw * o;
+    for (ptrdiff_t n = 0; n < nb; ++n)
+    for (ptrdiff_t ti = 0; ti < th; ++ti)
+    for (ptrdiff_t tj = 0; tj < tw; ++tj) {{
+    const float *restrict src = dy + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
+    float *restrict w = w0 + ((n * th + ti) * tw + tj) * o;
+    const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
+{_lanes(body, "o")}    }}
+}}
+""")
+    g = transforms(r)[1]
+    g_t = [[g[i][j] for i in range(a)] for j in range(r)]
+    body = [f"const T w{p}_{q} = LD(src + ({p * r + q}) * n + k);"
+            for p in range(r) for q in range(r)]
+    body += _two_sided(g, g, "w", a, a, r,
+                       lambda i, j, e: f"ST(u + ({i * a + j}) * n + k, {e});")
+    parts.append(f"""
 /* G w G^T: the filter w [{r}][{r}][n] (n = C*O) transformed into u [{a * a}][n]. */
 void tfmini_wino{r}_filter_f32(const float *restrict src, float *restrict u,
-                               ptrdiff_t n) {{
+                           ptrdiff_t n) {{
 {_lanes(body, "n")}}}
 """)
-        body = [f"const T p{i}_{j} = LD(src + ({i * a + j}) * n + k);"
-                for i in range(a) for j in range(a)]
-        body += _two_sided(g_t, g_t, "p", r, r, a,
-                           lambda i, j, e: f"ST(dw + ({i * r + j}) * n + k, {e});")
-        parts.append(f"""
+    body = [f"const T p{i}_{j} = LD(src + ({i * a + j}) * n + k);"
+            for i in range(a) for j in range(a)]
+    body += _two_sided(g_t, g_t, "p", r, r, a,
+                       lambda i, j, e: f"ST(dw + ({i * r + j}) * n + k, {e});")
+    parts.append(f"""
 /* G^T P G: the summed products P [{a * a}][n] back to the filter's gradient dw
    [{r}][{r}][n]. */
 void tfmini_wino{r}_filter_grad_f32(const float *restrict src, float *restrict dw,
-                                    ptrdiff_t n) {{
+                                ptrdiff_t n) {{
 {_lanes(body, "n")}}}
 """)
-    return "".join(parts)
+    return parts
+
+
+def _source() -> str:
+    return _PRELUDE + "".join("".join(_kernels(r)) for r in KERNEL_SIZES)
 
 
 SOURCE = _source()
@@ -330,18 +334,22 @@ def available() -> bool:
 # ----------------------------------------------------------------------------------------
 # The kernels
 
-# A chunk's transformed tiles and products together take about this many bytes: small
-# enough to stay in a core's 2 MB L2 between the transform, the products and the inverse
-# transform. Measured on the convnet's 5x5x32x64 layer (one thread): ...
-CHUNK_BYTES = 3 << 19
+# A chunk's transformed tiles and their products together take about this many bytes
+# (whole images). The convnet's 5x5x32x64 layer, one thread, warm memory, medians of three
+# sweeps (2026-12-06): 0.5 MB 4.96 / 5.38 ms (forward / filter gradient), 1.5 MB 4.57 /
+# 4.89, 3 MB 3.86 / 4.65, 6 MB 3.88 / 4.35. Each position's product is [tiles, C] x [C, O],
+# and BLAS runs those at 108-110 GFLOP/s for 98-392 tiles against 69 for 1568.
+CHUNK_BYTES = 3 << 20
 
-# The products of one position are [tiles, C] x [C, O]: below this many channels on either
-# side they are too thin for BLAS to beat the im2col product's fewer, deeper calls.
-MIN_CHANNELS = 16
+# The products of one position are [tiles, C] x [C, O]: thinner than this they are left
+# to the im2col product's fewer, deeper calls.
+MIN_CHANNELS = 8
 
-# Below this many multiply-adds (of the direct convolution) the im2col path is kept: the
-# transforms' fixed costs are not won back.
-MIN_MACS = 1 << 24
+# Below this many multiply-adds (of the direct convolution) the im2col path is kept. With
+# warm memory (as in a Session) Winograd's time over im2col's was 0.45-0.98 for 3x3 and 5x5
+# filters, 1-32 images of 7x7 to 56x56, 8-64 channels, from 1.2M multiply-adds up, except a
+# 5x5 filter on an 8x8 image (3.3M: 1.03-1.35, the tiles' cover wasted at the borders).
+MIN_MACS = 1 << 22
 
 _ENABLED = True  # False: never (tests compare both paths)
 
