@@ -119,7 +119,10 @@ def test_batch_parts_on_two_threads_give_the_whole_batch(widths, monkeypatch):
     monkeypatch.setattr(cw, "CHUNK_BYTES", 1)  # one image a chunk: several chunks a part
     assert len(batch_split.parts(3, 10 ** 9)) == 2
     split = cw.forward(x, w, pads, outs), cw.backprop_filter(x, w.shape, dy, pads, outs)
-    np.testing.assert_array_equal(split[0], whole[0])  # per image: the same sums
+    # Per image the same products, but not always bit for bit: which sgemm kernel and
+    # blocking BLAS picks depends on the number of tiles (OpenBLAS's Haswell kernels on a
+    # Zen 5 gave a few ulps apart for 1 against 3 images a product).
+    _close(split[0], whole[0])
     _close(split[1], whole[1])  # the sums over images in another order
 
 

@@ -407,11 +407,11 @@ def conv_backprop_filter(x: np.ndarray, filter_shape: Sequence[int], dy: np.ndar
     cg, o = filter_shape[-2], filter_shape[-1]
     n, c = x.shape[0], x.shape[-1]
     m, k = n * prod(outs), prod(ksizes)
-    xp = pad_spatial(x, pads)
     groups = c // cg if cg else 1
     if groups == 1 and _winograd(x.dtype, ksizes, strides, dilations, c, o, m * k * c * o,
                                  x, dy):
         return conv_winograd.backprop_filter(x, filter_shape, dy, pads, outs)
+    xp = pad_spatial(x, pads)
     loop = None if groups != 1 or c != 1 else conv_native.one_channel_loop(
         "filter", x.dtype, ksizes, o, strides, dilations, outs)
     if loop is not None:
