@@ -60,6 +60,25 @@ def _median_ms(fn, reps: int, warm: int = 3) -> float:
     return statistics.median(samples) * 1e3
 
 
+# How long the rows that run several threads at once warm up first. OpenBLAS's idle
+# helper thread spins for 2^28 TSC cycles (THREAD_TIMEOUT in its driver/others/
+# blas_server.c; about 0.1 s here) after its last product before it sleeps, so right after
+# a lone run's two-thread products a crowd of one-thread runs shares the two cores with
+# that spinning thread: the 4-thread MLP row's 80 steps measured 1.68-1.72 ms a step after
+# the usual 3 warm steps a thread and 1.33-1.43 ms after 40 (2026-12-06, Zen 5). The rows
+# measure throughput in steady state, so both engines warm up this long.
+_THREADED_WARM_S = 0.3
+
+
+def _warm_for(fn, seconds: float = _THREADED_WARM_S) -> None:
+    """Calls ``fn()`` until ``seconds`` have passed (at least 3 times)."""
+    end = time.perf_counter() + seconds
+    calls = 0
+    while calls < 3 or time.perf_counter() < end:
+        fn()
+        calls += 1
+
+
 # Steps per block of one callable in _interleaved_ms. Alternating step by step let each
 # engine's step evict the other's working set from the caches: tfmini's MLP step (batch
 # 128, Adam) measured 2.29 ms between floor steps and 1.81 ms in blocks of 10, its convnet
@@ -244,10 +263,11 @@ def wl_mlp_threads(tf, engine, reps):
             p -= 1e-3 * gr
 
     for threads in (1, 4):
-        _threaded_ms(step, threads, 3)  # warm
+        _warm_for(lambda n=threads: _threaded_ms(step, n, 3))
         t_eng = _threaded_ms(step, threads, per)
         row = [t_eng]
         if engine == "tfmini":
+            _warm_for(lambda n=threads: _threaded_ms(np_step, n, 3))
             row.append(_threaded_ms(np_step, threads, per))
         out[f"MLP SGD batch 128 from {threads} thread(s) (ms/step, throughput)"] = row
     return out
@@ -408,7 +428,8 @@ def wl_sync(tf, engine, reps):
         start.wait()
         current[0] = int(sess.run(chief))
 
-    eng = _median_ms(round_, max(reps, 10))
+    _warm_for(round_)
+    eng = _median_ms(round_, max(reps, 10), warm=0)
     stop[0] = True
     start.wait()
     row = [eng]
@@ -420,7 +441,8 @@ def wl_sync(tf, engine, reps):
             for j, p in enumerate(params_np):
                 p -= lr * (sum(gg[j] for gg in gs) / workers)
 
-        row.append(_median_ms(np_round, max(reps, 10)))
+        _warm_for(np_round)
+        row.append(_median_ms(np_round, max(reps, 10), warm=0))
     return {"sync-replica round, 4 workers + chief (ms/round)": row}
 
 
