@@ -18,6 +18,7 @@ from tfmini.core import registry
 from tfmini.core.devices import device_type_of
 from tfmini.core.function import FuncGraph
 from tfmini.core.graph import Operation, Output
+from tfmini.runtime import shape_memo
 from tfmini.runtime.graph_rewrite import Passes, Rewriter, prune
 from tfmini.runtime.steps import Step, bind_kernel, input_groups
 
@@ -132,6 +133,8 @@ def analyze(
         control_only = rewriter.control_only and not schedule.has_blocking
         schedule.steps = prune(schedule.steps, schedule.fetches, schedule.targets,
                                control_only)
+    if rewriter is not None and optimize.constant_folding and not schedule.has_blocking:
+        schedule.steps = shape_memo.memoize(schedule.steps, schedule.fetch_slots)
     for si, step in enumerate(schedule.steps):
         for s in step.inputs:
             for slot in s if isinstance(s, list) else (s,):

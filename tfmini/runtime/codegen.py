@@ -126,7 +126,7 @@ def generate(schedule: Schedule) -> GeneratedSource:
                 counter += 1
             name[slot] = n
             targets.append(n)
-        nout = len(step.op.outputs)
+        nout = len(step.outputs)  # one per op output, or per value of a memo step
         if nout == 0 or all(t == "_" for t in targets):
             line = call
         elif nout == 1 and not step.sequence:
@@ -145,6 +145,8 @@ def generate(schedule: Schedule) -> GeneratedSource:
         comment = f"{step.op.type} {step.op.name!r}"
         if step.fused is not None:
             comment += f" (fused with {step.fused.type} {step.fused.name!r})"
+        if step.note:
+            comment += f" ({step.note})"
         lines.append(("    " + line, comment))
         step.lineno = len(lines)
         line_to_step[step.lineno] = si

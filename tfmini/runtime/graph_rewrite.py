@@ -9,6 +9,7 @@ plan already has:
 * **arithmetic identities**: ``x * 1``, ``1 * x``, ``x / 1``, ``x + 0``, ``0 + x``,
   ``x - 0`` (a constant of ones or zeros that changes neither shape nor dtype) are ``x``;
   a transpose of a transpose whose permutations compose to the identity is the original;
+  a reshape of a value whose static shape is fully known to that same shape is the value;
 * **constant folding**: a stateless op whose inputs are all constants (Const ops, earlier
   folded values, and ``Shape``/``Size``/``Rank`` of a fully known static shape) is run once
   when the plan is built; its step then hands out the stored values.
@@ -309,6 +310,16 @@ class Rewriter:
                         and _same_static_shape(keep, out) and c.size >= 1
                         and c.ndim <= len(keep.shape.dims) and np.all(c == want)):
                     return keep
+        if op.type == "Reshape" and len(op.inputs) == 2 and _same_static_shape(op.inputs[0], out):
+            # A reshape to the shape its value already has (Grappler's arithmetic optimizer
+            # drops these too: RemoveRedundantReshapeOrBroadcastTo). Only to a constant
+            # shape: static inference also gives [2] for a reshape of a [2] value to a
+            # shape known only at run time, which may be [3] and must then fail.
+            target = self.constants.get(op.inputs[1])
+            dims = op.inputs[0].shape.dims
+            if (target is not None and target.ndim == 1 and target.size == len(dims)
+                    and all(int(t) == d for t, d in zip(target, dims))):
+                return op.inputs[0]
         if op.type == "Transpose" and len(op.inputs) == 2:
             inner = op.inputs[0].op
             if inner.type == "Transpose" and len(inner.inputs) == 2 and not inner._control_inputs:

@@ -61,11 +61,12 @@ class Step:
         lineno: The step's line in the generated source (0 until code is generated).
         fused: The op run inside this one (``graph_rewrite``'s remapping: the step reads
             that op's inputs), or None.
+        note: What the generated line's comment adds (a step standing for several ops).
     """
 
     __slots__ = (
         "op", "fn", "takes_ctx", "inputs", "outputs", "device_index", "device", "lineno",
-        "sequence", "blocking", "fused",
+        "sequence", "blocking", "fused", "note",
     )
 
     def __init__(self, op: Operation, fn: Any, takes_ctx: bool, inputs: list, outputs: list[int],
@@ -83,6 +84,7 @@ class Step:
         self.blocking = blocking
         self.lineno = 0
         self.fused: Operation | None = None
+        self.note = ""
 
     def arguments(self, ctxs: Sequence[Any], values: Sequence[Any]) -> list:
         """The kernel's positional arguments, reading input values from ``values`` (by slot)."""
