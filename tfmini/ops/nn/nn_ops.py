@@ -30,7 +30,7 @@ from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import peek_op_name
 from tfmini.ops.common.kernel_util import invalid_argument
-from tfmini.ops.nn import activation_native
+from tfmini.ops.nn import activation_native, xent_native
 
 # TensorFlow's type sets, restricted to the dtypes tfmini has (no bfloat16, complex, quantized
 # or wide unsigned types), in TensorFlow's order so error messages list them as TF does.
@@ -564,6 +564,9 @@ def sparse_softmax_cross_entropy_with_logits_kernel(features, labels):
         raise invalid_argument(
             f"Must have at least one class, but got logits shape {dims_str(features.shape)}",
         )
+    fast = xent_native.sparse_xent(features, labels)
+    if fast is not None:
+        return fast
     if labels.size:
         lo, hi = labels.min(), labels.max()
         if lo < 0 or hi >= classes:
