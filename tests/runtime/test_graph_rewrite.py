@@ -355,3 +355,33 @@ def test_a_fused_bias_add_checks_the_shapes_it_gets():
     with tm.Session(graph=g) as sess:
         with pytest.raises(tm.errors.InvalidArgumentError, match="as many biases"):
             sess.run(y)
+
+
+def test_a_bias_gradients_sum_and_reshape_run_as_one_step():
+    """The gradient of ``x + b`` for a bias vector sums over the batch and reshapes to
+    ``b``'s shape: one step, the same bits; a reshape to a shape known only at run time is
+    left to its own kernel (and fails as Reshape)."""
+    rng = np.random.default_rng(4)
+    xs = rng.standard_normal((6, 3)).astype(np.float32)
+
+    def build():
+        x = tm.placeholder(tm.float32, [None, 3])
+        b = tm.constant(np.float32([1.0, -2.0, 0.5]))
+        (gb,) = tm.gradients(tm.reduce_sum(tm.square(x + b)), [b])
+        return [gb * 1.5], {x: xs}
+
+    on, off, v_on, v_off = _both(build)
+    assert "Sum" not in on and "Reshape" in on and "Sum" in off
+    np.testing.assert_array_equal(v_on[0].view(np.uint32), v_off[0].view(np.uint32))
+    np.testing.assert_allclose(v_on[0], 1.5 * (2 * (xs + [1.0, -2.0, 0.5])).sum(0), rtol=1e-6)
+
+    g = tm.Graph()
+    with g.as_default():
+        x = tm.placeholder(tm.float32, [None, 3])
+        shape = tm.placeholder_with_default(np.int32([3]), [1])
+        out = tm.reshape(tm.reduce_sum(x, [0], keepdims=True), shape) * 2.0
+    with tm.Session(graph=g) as sess:
+        np.testing.assert_allclose(sess.run(out, {x: xs}), 2 * xs.sum(0), rtol=1e-6)
+        assert "Sum" in [s.op.type for p in sess._plans.values() for s in p.steps]
+        with pytest.raises(tm.errors.InvalidArgumentError, match="Reshape"):
+            sess.run(out, {x: xs, shape: np.int32([4])})

@@ -16,7 +16,7 @@ import numpy as np
 from tfmini.core import dtypes
 from tfmini.core.dtypes import as_dtype
 from tfmini.core.graph import Output
-from tfmini.core.registry import register_op
+from tfmini.core.registry import register_fusion, register_op
 from tfmini.core.shapes import TensorShape, as_shape, dims_str, unknown_shape
 from tfmini.ops.common import shape_fns
 from tfmini.ops.common.build_util import as_operand, build_output
@@ -130,6 +130,34 @@ def sum_kernel(input, reduction_indices, *, keep_dims):  # noqa: A002  (TF's arg
     acc = _accumulator(input.dtype)
     out = np.sum(input, axis=axes, dtype=acc, keepdims=keep_dims)
     return out if acc == input.dtype else _round_half(out, input.dtype)
+
+
+def _fuse_sum_reshape(reshape, total):
+    """A Reshape of a Sum to a constant shape (a broadcast gradient's un-broadcasting:
+    ``reshape(reduce_sum(grad, axes, keepdims=True), shape)``, math/broadcasting.py) as one
+    step: Sum's kernel, then NumPy's reshape, without the Reshape kernel's checks, which
+    the static shapes already passed: the Sum's is fully known and holds as many elements
+    as the constant shape (the same bits either way; a Reshape of a value of any other
+    shape is left to its own kernel)."""
+    target = reshape.inputs[1]
+    if target.op.type != "Const":
+        return None
+    shape = np.asarray(target.op.attrs.get("value"))
+    dims = total.outputs[0].shape.dims
+    if (shape.ndim != 1 or dims is None or any(d is None for d in dims)
+            or any(int(v) < 0 for v in shape.tolist())
+            or int(np.prod(shape, dtype=np.int64)) != int(np.prod(dims, dtype=np.int64))):
+        return None
+    keep_dims = bool(total.attrs.get("keep_dims", False))
+    new_shape = tuple(int(v) for v in shape.tolist())
+
+    def sum_then_reshape(input, reduction_indices):  # noqa: A002  (TF's argument name)
+        return sum_kernel(input, reduction_indices, keep_dims=keep_dims).reshape(new_shape)
+
+    return sum_then_reshape, list(total.inputs)
+
+
+register_fusion("Reshape", "Sum", _fuse_sum_reshape)
 _reduction("Prod", "Product over the given axes.", NUMBER_TYPES)(
     _accumulating_reduction(np.prod))
 
