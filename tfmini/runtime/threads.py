@@ -20,6 +20,10 @@ it walks the loaded libraries). The size is recomputed only when the number of r
 flight changes or the load sample is older than ``LOAD_SAMPLE_S``, and the library is
 called only when the size changes, so a steady single-threaded loop makes no call at all.
 The pool shrinks at once and grows back only after ``GROW_DELAY_S`` without crowding.
+A shrink does not stop OpenBLAS's idle helper thread: it spins for 2^28 TSC cycles (about
+0.1 s) after its last product before it sleeps, and nothing callable shortens that
+(``OPENBLAS_THREAD_TIMEOUT`` is read when the library loads), so the first 0.1 s of a crowd
+shares the cores with it (docs/performance.md, "Zen 5 again").
 
 ``ConfigProto.intra_op_parallelism_threads`` (TensorFlow's knob for threads inside one op)
 fixes the size instead, when positive.
