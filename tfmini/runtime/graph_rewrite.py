@@ -9,7 +9,8 @@ plan already has:
 * **arithmetic identities**: ``x * 1``, ``1 * x``, ``x / 1``, ``x + 0``, ``0 + x``,
   ``x - 0`` (a constant of ones or zeros that changes neither shape nor dtype) are ``x``;
   a transpose of a transpose whose permutations compose to the identity is the original;
-  a reshape of a value whose static shape is fully known to that same shape is the value;
+  a reshape of a value whose static shape is fully known to that same constant shape is
+  the value;
 * **constant folding**: a stateless op whose inputs are all constants (Const ops, earlier
   folded values, and ``Shape``/``Size``/``Rank`` of a fully known static shape) is run once
   when the plan is built; its step then hands out the stored values.

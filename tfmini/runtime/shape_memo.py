@@ -24,11 +24,13 @@ most ``MAX_ELEMENTS`` elements, else they are computed every time).
 The values are exactly the ones the kernels give for those shapes: a stateless kernel's
 result depends only on its inputs, and the group's inputs are shapes and constants. What
 is not taken: ops with control inputs, stateful or blocking ops, ops that read a variable's
-reference, that call functions or take a kernel context, fetched-and-fed values, and plans
-holding blocking steps (the dataflow executor runs those). A kernel failing inside a group
-raises its own op's error, as it would have; a group is placed where its first value is
-read, after everything it reads. Like the other plan-time rewrites it is off when
-``ConfigProto`` turns constant folding off (``graph_rewrite.rewrite_passes``).
+reference, call functions, take a kernel context or run fused with another, and plans
+holding blocking steps (the dataflow executor runs those). Kept values are read-only, as
+constants are: a fetch hands out a copy, and no kernel can write into one. A kernel
+failing inside a group raises its own op's error, as it would have; a group is placed
+where its first value is read, after everything it reads. Like the other plan-time
+rewrites it is off when ``ConfigProto`` turns constant folding off
+(``graph_rewrite.rewrite_passes``).
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def memoize(steps: list[Step], fetch_slots: Sequence[int]) -> list[Step]:
     (see the module docstring); the list itself when there is none."""
     producer: dict[int, int] = {}
     constant: set[int] = set()  # slots that input-free steps fill with the same value
-    derived: dict[int, int] = {}  # slot -> its group (a union-find root: a step index)
+    derived: dict[int, int] = {}  # slot -> the index of the shape-derived step filling it
     parent: dict[int, int] = {}
     members: list[int] = []
 
@@ -131,9 +133,8 @@ def memoize(steps: list[Step], fetch_slots: Sequence[int]) -> list[Step]:
             producer[s] = si
         if not _eligible(step):
             continue
-        if not ins:
-            if step.op.type not in _NOT_CONSTANT:
-                constant.update(outs)
+        if not ins:  # a Const, a folded value: the same every run
+            constant.update(outs)
             continue
         if step.op.type in _SHAPE_OPS:
             if len(ins) != 1 or step.op.inputs[0].dtype.name in ("resource", "variant"):
