@@ -64,8 +64,9 @@ def _median_ms(fn, reps: int, warm: int = 3) -> float:
 # helper thread spins for 2^28 TSC cycles (THREAD_TIMEOUT in its driver/others/
 # blas_server.c; about 0.1 s here) after its last product before it sleeps, so right after
 # a lone run's two-thread products a crowd of one-thread runs shares the two cores with
-# that spinning thread: the 4-thread MLP row's 80 steps measured 1.68-1.72 ms a step after
-# the usual 3 warm steps a thread and 1.33-1.43 ms after 40 (2026-12-06, Zen 5). The rows
+# that spinning thread (and the new threads fault in their first pages): the 4-thread MLP
+# row's 80 steps measured 1.68-1.72 ms a step after the usual 3 warm steps a thread and
+# 1.33-1.43 ms after 40 (once 1.75, on a loaded moment; 2026-12-06, Zen 5). The rows
 # measure throughput in steady state, so both engines warm up this long.
 _THREADED_WARM_S = 0.3
 
