@@ -223,14 +223,14 @@ def _kernels(r: int) -> list[str]:
 /* B^T d B of each {a}x{a} tile at stride {m} of the padded input xp [nb, hp, wp, c] into
    v [{a * a}][nb*th*tw][c]. */
 void tfmini_wino{r}_input_f32(const float *restrict xp, float *restrict v0, ptrdiff_t nb,
-                          ptrdiff_t hp, ptrdiff_t wp, ptrdiff_t c, ptrdiff_t th,
-                          ptrdiff_t tw) {{
+                              ptrdiff_t hp, ptrdiff_t wp, ptrdiff_t c, ptrdiff_t th,
+                              ptrdiff_t tw) {{
     const ptrdiff_t plane = nb * th * tw * c;
     for (ptrdiff_t n = 0; n < nb; ++n)
     for (ptrdiff_t ti = 0; ti < th; ++ti)
     for (ptrdiff_t tj = 0; tj < tw; ++tj) {{
-    const float *restrict src = xp + ((n * hp + {m} * ti) * wp + {m} * tj) * c;
-    float *restrict v = v0 + ((n * th + ti) * tw + tj) * c;
+        const float *restrict src = xp + ((n * hp + {m} * ti) * wp + {m} * tj) * c;
+        float *restrict v = v0 + ((n * th + ti) * tw + tj) * c;
 {_lanes(body, "c")}    }}
 }}
 """)
@@ -244,15 +244,15 @@ void tfmini_wino{r}_input_f32(const float *restrict xp, float *restrict v0, ptrd
 /* A^T M A of each tile's {a}x{a} products m [{a * a}][nb*th*tw][o] into the
    {m}x{m} outputs it covers of y [nb, oh, ow, o] (those past oh, ow dropped). */
 void tfmini_wino{r}_output_f32(const float *restrict m0, float *restrict y, ptrdiff_t nb,
-                           ptrdiff_t th, ptrdiff_t tw, ptrdiff_t o, ptrdiff_t oh,
-                           ptrdiff_t ow) {{
+                               ptrdiff_t th, ptrdiff_t tw, ptrdiff_t o, ptrdiff_t oh,
+                               ptrdiff_t ow) {{
     const ptrdiff_t plane = nb * th * tw * o;
     for (ptrdiff_t n = 0; n < nb; ++n)
     for (ptrdiff_t ti = 0; ti < th; ++ti)
     for (ptrdiff_t tj = 0; tj < tw; ++tj) {{
-    const float *restrict src = m0 + ((n * th + ti) * tw + tj) * o;
-    float *restrict dst = y + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
-    const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
+        const float *restrict src = m0 + ((n * th + ti) * tw + tj) * o;
+        float *restrict dst = y + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
+        const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
 {_lanes(body, "o")}    }}
 }}
 """)
@@ -265,15 +265,15 @@ void tfmini_wino{r}_output_f32(const float *restrict m0, float *restrict y, ptrd
 /* A dY A^T of each tile's {m}x{m} block of dy [nb, oh, ow, o] (zero past oh, ow) into
    w [{a * a}][nb*th*tw][o]: the filter gradient's transformed output gradient. */
 void tfmini_wino{r}_dy_f32(const float *restrict dy, float *restrict w0, ptrdiff_t nb,
-                       ptrdiff_t th, ptrdiff_t tw, ptrdiff_t o, ptrdiff_t oh,
-                       ptrdiff_t ow) {{
+                           ptrdiff_t th, ptrdiff_t tw, ptrdiff_t o, ptrdiff_t oh,
+                           ptrdiff_t ow) {{
     const ptrdiff_t plane = nb * th * tw * o;
     for (ptrdiff_t n = 0; n < nb; ++n)
     for (ptrdiff_t ti = 0; ti < th; ++ti)
     for (ptrdiff_t tj = 0; tj < tw; ++tj) {{
-    const float *restrict src = dy + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
-    float *restrict w = w0 + ((n * th + ti) * tw + tj) * o;
-    const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
+        const float *restrict src = dy + ((n * oh + {m} * ti) * ow + {m} * tj) * o;
+        float *restrict w = w0 + ((n * th + ti) * tw + tj) * o;
+        const int full_i = {m} * ti + 1 < oh, full_j = {m} * tj + 1 < ow;
 {_lanes(body, "o")}    }}
 }}
 """)
@@ -286,7 +286,7 @@ void tfmini_wino{r}_dy_f32(const float *restrict dy, float *restrict w0, ptrdiff
     parts.append(f"""
 /* G w G^T: the filter w [{r}][{r}][n] (n = C*O) transformed into u [{a * a}][n]. */
 void tfmini_wino{r}_filter_f32(const float *restrict src, float *restrict u,
-                           ptrdiff_t n) {{
+                               ptrdiff_t n) {{
 {_lanes(body, "n")}}}
 """)
     body = [f"const T p{i}_{j} = LD(src + ({i * a + j}) * n + k);"
@@ -297,7 +297,7 @@ void tfmini_wino{r}_filter_f32(const float *restrict src, float *restrict u,
 /* G^T P G: the summed products P [{a * a}][n] back to the filter's gradient dw
    [{r}][{r}][n]. */
 void tfmini_wino{r}_filter_grad_f32(const float *restrict src, float *restrict dw,
-                                ptrdiff_t n) {{
+                                    ptrdiff_t n) {{
 {_lanes(body, "n")}}}
 """)
     return parts
